@@ -1,0 +1,19 @@
+"""Reverse-mode automatic differentiation: Function, the engine, gradient checks."""
+
+from minigrad.autograd.api import backward, grad
+from minigrad.autograd.function import Function
+from minigrad.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck
+from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = [
+    "Function",
+    "GradcheckError",
+    "backward",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "gradgradcheck",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]

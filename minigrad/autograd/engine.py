@@ -1,0 +1,210 @@
+"""The backward pass: walk the graph from the outputs to the leaves, in topological order.
+
+The graph is made of nodes (``Function`` instances, the ``grad_fn`` of non-leaf
+tensors). ``node.next_functions[i]`` is where the gradient for the node's i-th input
+goes: another node, a leaf tensor (whose ``.grad`` accumulates it), or ``None``.
+
+The pass has two phases, both iterative (no recursion, so a 100,000-node chain is fine):
+
+1. **Count dependencies.** From the roots, visit every reachable node once and count
+   how many edges point at it: the number of gradients it must receive.
+2. **Run backwards (Kahn's algorithm).** A node is *ready* when all its gradients have
+   arrived (its count reaches zero). Take a ready node, call its ``backward`` with the
+   summed incoming gradient, hand each returned gradient to the matching next node
+   (summing into that node's buffer) or accumulate it into the leaf's ``.grad``.
+
+Unless ``retain_graph`` is set, each node frees its saved tensors right after its
+backward ran. Without ``create_graph`` the pass runs under ``no_grad``, so it builds no
+new graph; with it, every gradient is computed by differentiable Tensor operations and
+can be differentiated again.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from minigrad.autograd.grad_mode import _state
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _check_grad(node, index: int, grad, shape, dtype):
+    """The engine's contract: a gradient has its tensor's shape (and dtype)."""
+    if grad.shape != shape:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index}: "
+            f"got shape {_shape_str(grad.shape)} but expected shape {_shape_str(shape)}"
+        )
+    if grad.dtype != dtype:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _as_grad_tuple(node, grads):
+    if type(grads) is not tuple:
+        if isinstance(grads, list):
+            grads = tuple(grads)
+        else:
+            grads = (grads,)
+    n = len(node.next_functions)
+    if len(grads) < n:
+        raise RuntimeError(
+            f"Function {node.name()}.backward returned {len(grads)} gradient(s), "
+            f"but forward had {n} argument(s): return one per argument (None for "
+            "arguments that need no gradient)"
+        )
+    return grads
+
+
+def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, inputs=None):
+    """Back-propagate ``root_grads`` from ``roots`` through the graph.
+
+    Args:
+        roots: output tensors to start from.
+        root_grads: one gradient tensor per root, shaped like the root.
+        retain_graph: keep the saved tensors so the graph can be walked again.
+        create_graph: record the backward computation itself (for higher order).
+        inputs: if given (``autograd.grad``), return the gradients of these tensors
+            instead of accumulating into leaves' ``.grad``.
+
+    Returns:
+        ``None``, or, when ``inputs`` is given, a list of gradients (``None`` where no
+        gradient reached an input).
+    """
+    from minigrad.tensor import Tensor
+
+    # Where to capture gradients for autograd.grad: leaf tensors by identity,
+    # non-leaf tensors through their grad_fn.
+    capture_leaf = {}
+    capture_node = {}
+    if inputs is not None:
+        for i, t in enumerate(inputs):
+            if t.grad_fn is None:
+                capture_leaf.setdefault(t, []).append(i)
+            else:
+                capture_node.setdefault(t.grad_fn, []).append(i)
+        captured = [None] * len(inputs)
+
+    # ---- phase 1: dependency counts over the reachable graph -----------------------
+    deps = {}
+    buffers = {}
+    leaf_grads = {}
+    stack = []
+    prev_mode = _state.enabled
+    _state.enabled = create_graph
+    try:
+        for root, g in zip(roots, root_grads):
+            node = root.grad_fn
+            if node is None:  # a leaf used as an output: its gradient is the seed
+                _add_to(leaf_grads, root, g)
+                continue
+            if node in buffers:
+                buffers[node] = buffers[node] + g
+            else:
+                buffers[node] = g
+            if node not in deps:
+                deps[node] = 0
+                stack.append(node)
+        while stack:
+            node = stack.pop()
+            for nxt in node.next_functions:
+                if nxt is None or isinstance(nxt, Tensor):
+                    continue
+                if nxt in deps:
+                    deps[nxt] += 1
+                else:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+
+        # ---- phase 2: run each node once all its gradients have arrived -------------
+        ready = [n for n, d in deps.items() if d == 0]
+        while ready:
+            node = ready.pop()
+            grad = buffers.pop(node, None)
+            if grad is not None:
+                if node._retained is not None:
+                    _retain(node, grad, create_graph)
+                if capture_node and node in capture_node:
+                    for i in capture_node[node]:
+                        captured[i] = grad
+                grads = _as_grad_tuple(node, node.backward(node, grad))
+                if not retain_graph:
+                    node._release()
+            else:
+                grads = (None,) * len(node.next_functions)
+            for i, nxt in enumerate(node.next_functions):
+                if nxt is None:
+                    continue
+                g = grads[i]
+                if isinstance(nxt, Tensor):
+                    if g is not None:
+                        if type(g) is not Tensor:
+                            g = Tensor._make(g, False, None)
+                        g = _check_grad(node, i, g, nxt.data.shape, nxt.data.dtype)
+                        _add_to(leaf_grads, nxt, g)
+                    continue
+                if g is not None:
+                    if type(g) is not Tensor:
+                        g = Tensor._make(g, False, None)
+                    g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
+                    old = buffers.get(nxt)
+                    buffers[nxt] = g if old is None else old + g
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    ready.append(nxt)
+
+        # ---- leaves: accumulate (or capture for autograd.grad) ---------------------
+        for leaf, g in leaf_grads.items():
+            if inputs is not None:
+                for i in capture_leaf.get(leaf, ()):
+                    captured[i] = g
+            else:
+                _accumulate_leaf(leaf, g, create_graph)
+    finally:
+        _state.enabled = prev_mode
+    if inputs is not None:
+        return captured
+    return None
+
+
+def _add_to(table: dict, key, g) -> None:
+    old = table.get(key)
+    table[key] = g if old is None else old + g
+
+
+def _accumulate_leaf(leaf, g, create_graph: bool) -> None:
+    """``leaf.grad += g``, without ever writing into an array someone else holds."""
+    from minigrad.tensor import Tensor
+
+    old = leaf._grad
+    if create_graph:
+        leaf._grad = g if old is None else old + g
+        return
+    if old is None:
+        # The engine's gradients may be shared (an add hands one array to both of its
+        # inputs) or read-only broadcast views, so the leaf gets its own copy, which
+        # later backward passes (and optimizers) may update in place.
+        leaf._grad = Tensor._make(g.data.copy(), False, None)
+    elif old.grad_fn is None and old.data.flags.writeable:
+        old.data += g.data
+    else:
+        leaf._grad = Tensor._make(old.data + g.data, False, None)
+
+
+def _retain(node, grad, create_graph: bool) -> None:
+    """Store the gradient of a non-leaf tensor that called ``retain_grad()``."""
+    from minigrad.tensor import Tensor
+
+    t = node._retained()
+    if t is None:
+        return
+    if not create_graph:
+        grad = Tensor._make(grad.data.copy(), False, None)
+    t._grad = grad if t._grad is None else t._grad + grad
+
+
+def mark_retained(tensor) -> None:
+    tensor.grad_fn._retained = weakref.ref(tensor)

@@ -1,0 +1,175 @@
+"""``Function``: one differentiable operation, its forward and backward side by side.
+
+Every operation in minigrad, built-in or user-defined, is a subclass of ``Function``
+with two static methods::
+
+    class Cube(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            (x,) = ctx.saved_tensors
+            return grad_out * 3 * x * x
+
+``Cube.apply(x)`` runs ``forward`` with graph recording switched off and, when an
+input requires a gradient, returns a tensor whose ``grad_fn`` is the ``ctx`` object:
+an instance of ``Cube`` that remembers the inputs' places in the graph
+(``ctx.next_functions``) and what ``forward`` saved. The engine later calls
+``Cube.backward(ctx, grad_out)``, which returns one gradient per ``forward`` argument
+(``None`` for arguments that are not tensors or need no gradient).
+
+``forward`` receives the tensors themselves; it may return a ``Tensor`` or a
+``numpy.ndarray`` (built-in operations work on ``x.data`` and return arrays).
+``backward`` is written with Tensor operations, so that with ``create_graph=True``
+the gradient it returns is itself part of a graph and can be differentiated again.
+
+A ``Function`` has exactly one output tensor. Operations that also return something
+non-differentiable (``max(dim)``'s indices) compute that part outside the Function.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.grad_mode import _state
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or to read saved tensors after "
+    "they were freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Pass retain_graph=True to the first backward call "
+    "if you need to backward through the graph a second time."
+)
+
+
+class _SavedOutput:
+    """A saved reference to the Function's own output, kept as a bare array.
+
+    Saving the output tensor itself would make a reference cycle
+    (output -> grad_fn -> saved output). Instead the array is kept and, when the
+    backward reads it, a tensor is rebuilt whose ``grad_fn`` is this node, so that
+    second-order gradients still flow through it.
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray):
+        self.data = data
+
+
+class Function:
+    """Base class of every differentiable operation (see the module docstring).
+
+    Attributes of a node (the ``ctx`` passed to ``forward`` and ``backward``):
+        needs_input_grad: one bool per ``forward`` argument.
+        next_functions: per argument, the node (or leaf tensor) its gradient flows to,
+            or ``None``.
+        saved_tensors: what ``save_for_backward`` stored.
+    """
+
+    # Class-level defaults; a node sets its own values in ``apply``.
+    _saved = ()
+    _freed = False
+    _retained = None  # weakref to the output tensor when it called retain_grad()
+    needs_input_grad: tuple = ()
+    next_functions: tuple = ()
+
+    # ----------------------------------------------------------------- for subclasses
+    @staticmethod
+    def forward(ctx, *args):
+        raise NotImplementedError("a Function subclass must define forward(ctx, *args)")
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        raise NotImplementedError(
+            "a Function subclass must define backward(ctx, grad_output)"
+        )
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep tensors (inputs, or the output) for ``backward``; freed after it runs."""
+        self._saved = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        saved = self._saved
+        for s in saved:
+            if type(s) is _SavedOutput:
+                return tuple(self._unpack(s) for s in saved)
+        return saved
+
+    def _unpack(self, s):
+        if type(s) is not _SavedOutput:
+            return s
+        return Tensor._make(s.data, True, self)
+
+    def _release(self) -> None:
+        """Free what was saved for backward (called by the engine after backward)."""
+        self._saved = ()
+        self._freed = True
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    # ------------------------------------------------------------------------- apply
+    @classmethod
+    def apply(cls, *args):
+        """Run ``forward`` and, when a gradient is needed, link the result into the graph."""
+        ctx = object.__new__(cls)
+        enabled = _state.enabled
+        build = False
+        if enabled:
+            needs = tuple([type(a) in _TENSOR_TYPES and a._requires_grad for a in args])
+            build = True in needs
+        _state.enabled = False
+        try:
+            result = cls.forward(ctx, *args)
+        finally:
+            _state.enabled = enabled
+        if type(result) in _TENSOR_TYPES:
+            if not build:
+                return result
+            data = result.data
+        else:
+            data = result
+            if not build:
+                return Tensor._make(data, False, None)
+        if data.dtype.kind != "f":  # integer or bool results carry no gradient
+            return Tensor._make(data, False, None)
+        ctx.needs_input_grad = needs
+        ctx.next_functions = tuple(
+            [(a.grad_fn or a) if n else None for a, n in zip(args, needs)]
+        )
+        ctx._shape = data.shape
+        ctx._dtype = data.dtype
+        saved = ctx._saved
+        if saved:
+            for s in saved:
+                if s is result:
+                    ctx._saved = tuple(
+                        [_SavedOutput(data) if s is result else s for s in saved]
+                    )
+                    break
+        return Tensor._make(data, True, ctx)
+
+
+# Bound at import time of minigrad.tensor (which imports this module first).
+Tensor = None
+_TENSOR_TYPES: set = set()
+
+
+def _bind_tensor(tensor_cls) -> None:
+    global Tensor
+    Tensor = tensor_cls
+    _TENSOR_TYPES.add(tensor_cls)
+
+
+def register_tensor_type(cls) -> None:
+    """Let a Tensor subclass (``nn.Parameter``) take part in ``Function.apply``."""
+    _TENSOR_TYPES.add(cls)

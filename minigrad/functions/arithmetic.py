@@ -1,0 +1,354 @@
+"""Binary arithmetic, matmul and dtype casts.
+
+Each operation comes in a tensor-tensor form (``Mul``) and, where a Python number is
+involved, a tensor-scalar form (``MulScalar``): the scalar stays a Python number, so
+NumPy keeps the tensor's dtype (float32 * 2.0 stays float32), and nothing is allocated
+for it. Gradients of broadcast operands go through ``unbroadcast``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.indexing import Where
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _broadcast_error(op: str, a, b) -> ValueError:
+    return ValueError(
+        f"{op}: operands with shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} "
+        "cannot be broadcast together"
+    )
+
+
+# ------------------------------------------------------------------ tensor (op) tensor
+class Add(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a.data.shape, b.data.shape)
+        try:
+            return a.data + b.data
+        except ValueError:
+            raise _broadcast_error("add", a, b) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        a_needs, b_needs = ctx.needs_input_grad
+        a_shape, b_shape = ctx.shapes
+        return (
+            unbroadcast(g, a_shape) if a_needs else None,
+            unbroadcast(g, b_shape) if b_needs else None,
+        )
+
+
+class Sub(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.shapes = (a.data.shape, b.data.shape)
+        try:
+            return a.data - b.data
+        except ValueError:
+            raise _broadcast_error("sub", a, b) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        a_needs, b_needs = ctx.needs_input_grad
+        a_shape, b_shape = ctx.shapes
+        return (
+            unbroadcast(g, a_shape) if a_needs else None,
+            unbroadcast(-g, b_shape) if b_needs else None,
+        )
+
+
+class Mul(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        try:
+            return a.data * b.data
+        except ValueError:
+            raise _broadcast_error("mul", a, b) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        a_needs, b_needs = ctx.needs_input_grad
+        return (
+            unbroadcast(g * b, a.data.shape) if a_needs else None,
+            unbroadcast(g * a, b.data.shape) if b_needs else None,
+        )
+
+
+class Div(Function):
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        try:
+            return a.data / b.data
+        except ValueError:
+            raise _broadcast_error("div", a, b) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        a_needs, b_needs = ctx.needs_input_grad
+        ga = g / b
+        return (
+            unbroadcast(ga, a.data.shape) if a_needs else None,
+            unbroadcast(-ga * a / b, b.data.shape) if b_needs else None,
+        )
+
+
+class Pow(Function):
+    """``a ** b`` for two tensors: d/da = b a^(b-1), d/db = a^b log a."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        try:
+            return a.data**b.data
+        except ValueError:
+            raise _broadcast_error("pow", a, b) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        a_needs, b_needs = ctx.needs_input_grad
+        ga = gb = None
+        if a_needs:
+            ga = unbroadcast(g * b * a ** (b - 1.0), a.data.shape)
+        if b_needs:
+            # a^b log a; where a == 0 the product's limit is 0 (for b > 0), so log a
+            # is replaced by log 1 there instead of -inf.
+            log_a = Where.apply(a.data != 0, a, 1.0).log()
+            gb = unbroadcast(g * (a**b) * log_a, b.data.shape)
+        return ga, gb
+
+
+# ------------------------------------------------------------------ tensor (op) number
+class AddScalar(Function):
+    @staticmethod
+    def forward(ctx, a, c):
+        return a.data + c
+
+    @staticmethod
+    def backward(ctx, g):
+        return g, None
+
+
+class MulScalar(Function):
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.c = c
+        return a.data * c
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * ctx.c, None
+
+
+class DivScalar(Function):
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.c = c
+        return a.data / c
+
+    @staticmethod
+    def backward(ctx, g):
+        return g / ctx.c, None
+
+
+class RSubScalar(Function):
+    """``c - a``."""
+
+    @staticmethod
+    def forward(ctx, a, c):
+        return c - a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g, None
+
+
+class RDivScalar(Function):
+    """``c / a``: d/da = -c / a^2 = -y / a."""
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.save_for_backward(a)
+        ctx.c = c
+        return c / a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return -g * ctx.c / (a * a), None
+
+
+class PowScalar(Function):
+    """``a ** c``: d/da = c a^(c-1)."""
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.save_for_backward(a)
+        ctx.c = c
+        return a.data**c
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        c = ctx.c
+        if c == 2:
+            return g * (a * 2.0), None
+        if c == 0:
+            return g * 0.0, None
+        return g * (c * a ** (c - 1)), None
+
+
+class RPowScalar(Function):
+    """``c ** a``: d/da = c^a log c."""
+
+    @staticmethod
+    def forward(ctx, a, c):
+        y = c**a.data
+        ctx.save_for_backward(y)
+        ctx.c = c
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g * y * float(np.log(ctx.c)), None
+
+
+class Neg(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return -a.data
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+
+# ------------------------------------------------------------------------------ matmul
+class MatMul(Function):
+    """``a @ b`` for inputs with at least 2 dims (1-D inputs are handled by ``matmul``).
+
+    Forward: ``y[..., i, j] = sum_k a[..., i, k] b[..., k, j]``.
+    Backward: ``dA = dY @ B^T`` and ``dB = A^T @ dY``, summed over broadcast batch dims.
+    """
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        try:
+            return np.matmul(a.data, b.data)
+        except ValueError:
+            raise _matmul_error(a.data.shape, b.data.shape) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        a, b = ctx.saved_tensors
+        a_needs, b_needs = ctx.needs_input_grad
+        return (
+            unbroadcast(g @ b.mT, a.data.shape) if a_needs else None,
+            unbroadcast(a.mT @ g, b.data.shape) if b_needs else None,
+        )
+
+
+def _matmul_error(sa, sb) -> ValueError:
+    ka = sa[-1]
+    kb = sb[-2] if len(sb) >= 2 else sb[-1]
+    if ka != kb:
+        why = f"inner dimensions differ ({ka} != {kb})"
+    else:
+        why = f"batch dimensions {_shape_str(sa[:-2])} and {_shape_str(sb[:-2])} do not broadcast"
+    return ValueError(
+        f"matmul: shapes {_shape_str(sa)} and {_shape_str(sb)} cannot be multiplied: {why}"
+    )
+
+
+def matmul(a, b):
+    """Matrix product with NumPy / PyTorch rules for 1-D operands."""
+    from minigrad.tensor import as_tensor
+
+    a = as_tensor(a)
+    b = as_tensor(b)
+    if a.data.ndim == 0 or b.data.ndim == 0:
+        raise ValueError(
+            f"matmul: both arguments need at least 1 dimension, got shapes "
+            f"{_shape_str(a.data.shape)} and {_shape_str(b.data.shape)}"
+        )
+    if a.data.ndim >= 2 and b.data.ndim >= 2:
+        a, b = promote(a, b)
+        return MatMul.apply(a, b)
+    if a.data.ndim == 1 and b.data.ndim == 1:
+        if a.data.shape != b.data.shape:
+            raise _matmul_error(a.data.shape, b.data.shape)
+        a, b = promote(a, b)
+        return MatMul.apply(a.reshape(1, -1), b.reshape(-1, 1)).reshape(())
+    if a.data.ndim == 1:
+        if a.data.shape[0] != b.data.shape[-2]:
+            raise _matmul_error(a.data.shape, b.data.shape)
+        a, b = promote(a, b)
+        out = MatMul.apply(a.reshape(1, -1), b)
+        return out.reshape(out.data.shape[:-2] + out.data.shape[-1:])
+    if a.data.shape[-1] != b.data.shape[0]:
+        raise _matmul_error(a.data.shape, b.data.shape)
+    a, b = promote(a, b)
+    return MatMul.apply(a, b.reshape(-1, 1)).reshape(a.data.shape[:-1])
+
+
+# ------------------------------------------------------------------------------- casts
+class Cast(Function):
+    @staticmethod
+    def forward(ctx, a, dtype):
+        ctx.in_dtype = a.data.dtype
+        return a.data.astype(dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.to(ctx.in_dtype), None
+
+
+class Clone(Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a.data.copy()
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+# ---------------------------------------------------------------------- type promotion
+def promote(a, b):
+    """Cast two tensors to a common dtype, with PyTorch's rules.
+
+    A float beats an integer or bool whatever its size (int64 + float32 -> float32,
+    where NumPy would give float64), and a 0-dim tensor does not widen a dimensioned
+    tensor of the same kind (float32 tensor * float64 scalar tensor -> float32).
+    """
+    da, db = a.data.dtype, b.data.dtype
+    if da is db or da == db:
+        return a, b
+    fa, fb = da.kind == "f", db.kind == "f"
+    if fa != fb:
+        target = da if fa else db
+    elif a.data.ndim == 0 and b.data.ndim > 0:
+        target = db
+    elif b.data.ndim == 0 and a.data.ndim > 0:
+        target = da
+    else:
+        target = np.promote_types(da, db)
+    if da != target:
+        a = a.to(target)
+    if db != target:
+        b = b.to(target)
+    return a, b

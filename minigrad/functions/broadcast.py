@@ -1,0 +1,29 @@
+"""``unbroadcast``: the one helper that undoes NumPy broadcasting in a backward pass.
+
+If ``a`` of shape ``(3, 1)`` was broadcast against ``(2, 3, 4)``, the gradient that
+arrives has shape ``(2, 3, 4)``. Every element of ``a`` was used once per broadcast
+copy, so its gradient is the sum over those copies: over the leading dimensions that
+were added (here dim 0) and over the dimensions where ``a`` had size 1 (here dim 2).
+"""
+
+from __future__ import annotations
+
+
+def broadcast_axes(grad_shape: tuple, shape: tuple) -> tuple:
+    """The axes of ``grad_shape`` to sum over to get back to ``shape``."""
+    lead = len(grad_shape) - len(shape)
+    axes = list(range(lead))
+    for i, size in enumerate(shape):
+        if size == 1 and grad_shape[lead + i] != 1:
+            axes.append(lead + i)
+    return tuple(axes)
+
+
+def unbroadcast(grad, shape: tuple):
+    """Sum ``grad`` (a Tensor) over broadcast dimensions so that it has ``shape``."""
+    if grad.data.shape == shape:
+        return grad
+    axes = broadcast_axes(grad.data.shape, shape)
+    if axes:
+        grad = grad.sum(axes)
+    return grad.reshape(shape)

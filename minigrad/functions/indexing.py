@@ -1,0 +1,125 @@
+"""Indexing, gather, where and masked_fill.
+
+``x[idx]`` picks elements; its backward puts the gradient back where they came from,
+into zeros of x's shape. With integer index arrays an element can be picked twice
+(``x[[0, 0]]``), so the backward *adds* (``np.add.at``) rather than assigns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import _TENSOR_TYPES, Function
+from minigrad.functions.broadcast import unbroadcast
+
+
+def normalize_index(key):
+    """Turn a Python index into one NumPy understands; say whether it is advanced.
+
+    Tensors and lists become arrays; anything that is an array makes the index
+    "advanced" (it may repeat elements, and always copies).
+    """
+    from minigrad.tensor import Tensor
+
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    advanced = False
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k.data
+        elif isinstance(k, list):
+            k = np.asarray(k)
+        if isinstance(k, np.ndarray):
+            if k.dtype.kind not in "iub":
+                raise IndexError(
+                    f"index: tensors used as indices must be integer or bool, got {k.dtype}"
+                )
+            advanced = True
+        elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer, slice)):
+            raise IndexError(f"index: unsupported index element {k!r}")
+        out.append(k)
+    return tuple(out), advanced
+
+
+class Index(Function):
+    @staticmethod
+    def forward(ctx, x, key, advanced):
+        ctx.in_shape = x.data.shape
+        ctx.key, ctx.advanced = key, advanced
+        try:
+            return x.data[key]
+        except IndexError as e:
+            raise IndexError(f"index {key!r} into a tensor of shape {list(x.data.shape)}: {e}") from None
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexAdd.apply(g, ctx.in_shape, ctx.key, ctx.advanced), None, None
+
+
+class IndexAdd(Function):
+    """zeros(shape) with ``g`` added at ``key`` (the backward of ``Index``)."""
+
+    @staticmethod
+    def forward(ctx, g, shape, key, advanced):
+        ctx.key, ctx.advanced = key, advanced
+        out = np.zeros(shape, dtype=g.data.dtype)
+        if advanced:
+            np.add.at(out, key, g.data)  # repeated indices accumulate
+        else:
+            out[key] = g.data  # a basic index never repeats an element
+        return out
+
+    @staticmethod
+    def backward(ctx, gg):
+        return Index.apply(gg, ctx.key, ctx.advanced), None, None, None
+
+
+def _along_index(index: np.ndarray, dim: int) -> tuple:
+    """The full advanced index that picks ``x[..., index[...], ...]`` along ``dim``."""
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+class Gather(Function):
+    """out[i][j] = x[i][index[i][j]] (for dim = 1), as ``torch.gather``."""
+
+    @staticmethod
+    def forward(ctx, x, dim, index):
+        ctx.in_shape = x.data.shape
+        ctx.full = _along_index(index, dim)
+        try:
+            return x.data[ctx.full]
+        except IndexError as e:
+            raise IndexError(f"gather: index out of range for dim {dim}: {e}") from None
+
+    @staticmethod
+    def backward(ctx, g):
+        return IndexAdd.apply(g, ctx.in_shape, ctx.full, True), None, None
+
+
+class Where(Function):
+    """out = a where cond else b; the gradient goes to whichever was chosen."""
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.cond = cond
+        a_data = a.data if type(a) in _TENSOR_TYPES else a
+        b_data = b.data if type(b) in _TENSOR_TYPES else b
+        ctx.shapes = (np.shape(a_data), np.shape(b_data))
+        try:
+            return np.where(cond, a_data, b_data)
+        except ValueError:
+            raise ValueError(
+                f"where: condition {list(np.shape(cond))}, input {list(np.shape(a_data))} and "
+                f"other {list(np.shape(b_data))} cannot be broadcast together"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        _, a_needs, b_needs = ctx.needs_input_grad
+        a_shape, b_shape = ctx.shapes
+        ga = unbroadcast(Where.apply(ctx.cond, g, 0.0), a_shape) if a_needs else None
+        gb = unbroadcast(Where.apply(ctx.cond, 0.0, g), b_shape) if b_needs else None
+        return None, ga, gb

@@ -1,0 +1,205 @@
+"""Reductions (sum, mean, var, amax, amin, logsumexp) and softmax / log_softmax.
+
+A reduction over ``dims`` maps ``x`` of shape ``in_shape`` to ``y``. Its backward
+first puts the reduced dims back as size-1 dims (``keep_shape``) and then broadcasts
+the gradient over them: every input element that fed ``y[j]`` receives ``dy[j]``
+times its local derivative.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+
+
+def _const(array):
+    from minigrad.tensor import Tensor
+
+    return Tensor._make(array, False, None)
+
+
+def normalize_dims(dim, ndim: int, name: str = "dim") -> tuple:
+    """``dim`` (None, an int or a sequence) as a sorted tuple of non-negative axes."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    out = []
+    lo, hi = -max(ndim, 1), max(ndim, 1) - 1
+    for d in dims:
+        if not isinstance(d, (int, np.integer)):
+            raise TypeError(f"{name}: expected an int or a tuple of ints, got {dim!r}")
+        if d < lo or d > hi:
+            raise IndexError(
+                f"{name} out of range (expected to be in range of [{lo}, {hi}], but got {d})"
+            )
+        out.append(int(d) % max(ndim, 1) if ndim else 0)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{name}: dimension listed twice in {dim!r}")
+    return tuple(sorted(out))
+
+
+def keep_shape(in_shape: tuple, dims: tuple) -> tuple:
+    """``in_shape`` with the reduced ``dims`` set to 1 (the ``keepdim=True`` shape)."""
+    return tuple(1 if i in dims else s for i, s in enumerate(in_shape))
+
+
+def _expand_back(g, ctx):
+    """Reshape dy to keep_shape and broadcast it over the reduced dims."""
+    return g.reshape(ctx.keep_shape).expand(ctx.in_shape)
+
+
+class Sum(Function):
+    """y = sum_i x_i, so dx_i = dy."""
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.in_shape = x.data.shape
+        ctx.keep_shape = keep_shape(ctx.in_shape, dims)
+        return np.sum(x.data, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g, ctx), None, None
+
+
+class Mean(Function):
+    """y = (1/n) sum_i x_i, so dx_i = dy / n."""
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.in_shape = x.data.shape
+        ctx.keep_shape = keep_shape(ctx.in_shape, dims)
+        ctx.n = int(np.prod([x.data.shape[d] for d in dims]))
+        return np.mean(x.data, axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, g):
+        return _expand_back(g, ctx) / float(ctx.n), None, None
+
+
+class Var(Function):
+    """y = sum_i (x_i - mean)^2 / (n - correction), so dx_i = dy 2 (x_i - mean) / (n - c).
+
+    (The mean's own dependence on x drops out: sum_i (x_i - mean) = 0.)
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, correction):
+        ctx.save_for_backward(x)
+        ctx.in_shape = x.data.shape
+        ctx.keep_shape = keep_shape(ctx.in_shape, dims)
+        ctx.dims, ctx.correction = dims, correction
+        n = int(np.prod([x.data.shape[d] for d in dims]))
+        ctx.n = n
+        if n - correction <= 0:
+            shape = ctx.keep_shape if keepdim else tuple(
+                s for i, s in enumerate(ctx.in_shape) if i not in dims
+            )
+            return np.full(shape, np.nan, dtype=x.data.dtype)
+        return np.var(x.data, axis=dims, ddof=correction, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        scale = 2.0 / (ctx.n - ctx.correction) if ctx.n > ctx.correction else float("nan")
+        return _expand_back(g, ctx) * centered * scale, None, None, None
+
+
+class _Extremum(Function):
+    """amax / amin: the gradient goes to the extreme elements, split evenly at ties."""
+
+    reduce = None
+
+    @classmethod
+    def forward(cls, ctx, x, dims, keepdim):
+        ctx.save_for_backward(x)
+        ctx.in_shape = x.data.shape
+        ctx.keep_shape = keep_shape(ctx.in_shape, dims)
+        ctx.dims = dims
+        if x.data.size == 0:
+            raise ValueError(f"{cls.__name__.lower()}: cannot reduce an empty tensor")
+        y = cls.reduce(x.data, axis=dims, keepdims=True)
+        ctx.y_keep = y
+        return y if keepdim else y.reshape([s for i, s in enumerate(y.shape) if i not in dims])
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        hit = x.data == ctx.y_keep
+        share = hit / np.sum(hit, axis=ctx.dims, keepdims=True)
+        return _expand_back(g, ctx) * _const(share.astype(x.data.dtype)), None, None
+
+
+class Amax(_Extremum):
+    reduce = staticmethod(np.max)
+
+
+class Amin(_Extremum):
+    reduce = staticmethod(np.min)
+
+
+class LogSumExp(Function):
+    """y = log sum_i exp(x_i), computed as m + log sum_i exp(x_i - m) with m = max x.
+
+    dx_i = dy exp(x_i - y) (the softmax of x).
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim):
+        ctx.in_shape = x.data.shape
+        ctx.keep_shape = keep_shape(ctx.in_shape, dims)
+        y = _logsumexp_keep(x.data, dims)
+        if not keepdim:
+            y = y.reshape([s for i, s in enumerate(y.shape) if i not in dims])
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        softmax = (x - y.reshape(ctx.keep_shape)).exp()
+        return _expand_back(g, ctx) * softmax, None, None
+
+
+def _logsumexp_keep(x: np.ndarray, dims) -> np.ndarray:
+    m = np.max(x, axis=dims, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0).astype(x.dtype, copy=False)
+    return np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+
+
+class Softmax(Function):
+    """y_i = exp(x_i - m) / sum_j exp(x_j - m), m = max_j x_j (stable for any x).
+
+    dx_i = y_i (dy_i - sum_j dy_j y_j).
+    """
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        e = np.exp(x.data - np.max(x.data, axis=dim, keepdims=True))
+        y = e / np.sum(e, axis=dim, keepdims=True)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return y * (g - (g * y).sum(ctx.dim, keepdim=True)), None
+
+
+class LogSoftmax(Function):
+    """y_i = x_i - logsumexp(x); dx_i = dy_i - softmax(x)_i sum_j dy_j."""
+
+    @staticmethod
+    def forward(ctx, x, dim):
+        y = x.data - _logsumexp_keep(x.data, dim)
+        ctx.save_for_backward(y)
+        ctx.dim = dim
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return g - y.exp() * g.sum(ctx.dim, keepdim=True), None

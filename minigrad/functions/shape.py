@@ -1,0 +1,91 @@
+"""Views and joins: reshape, permute, expand, cat.
+
+These move elements around without changing them, so each backward moves the
+gradient back the same way: reshape it back, apply the inverse permutation, sum over
+what expand broadcast, slice what cat joined.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.functions.broadcast import unbroadcast
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+class Reshape(Function):
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.data.shape
+        try:
+            return x.data.reshape(shape)
+        except ValueError:
+            raise ValueError(
+                f"reshape: shape {_shape_str(shape)} is invalid for an input of shape "
+                f"{_shape_str(x.data.shape)} ({x.data.size} elements)"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.reshape(ctx.in_shape), None
+
+
+class Permute(Function):
+    @staticmethod
+    def forward(ctx, x, dims):
+        ctx.dims = dims
+        return x.data.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g.permute(tuple(np.argsort(ctx.dims))), None
+
+
+class Expand(Function):
+    """Broadcast to a larger shape (a view); backward sums over the broadcast dims."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.in_shape = x.data.shape
+        try:
+            return np.broadcast_to(x.data, shape)
+        except ValueError:
+            raise ValueError(
+                f"expand: cannot expand shape {_shape_str(x.data.shape)} to "
+                f"{_shape_str(shape)} (only size-1 dims can grow, new dims go in front)"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        return unbroadcast(g, ctx.in_shape), None
+
+
+class Cat(Function):
+    """Join tensors along ``dim``; backward hands each input its slice of the gradient."""
+
+    @staticmethod
+    def forward(ctx, dim, *tensors):
+        arrays = [t.data for t in tensors]
+        ctx.dim = dim
+        ctx.sizes = [a.shape[dim] for a in arrays]
+        try:
+            return np.concatenate(arrays, axis=dim)
+        except ValueError:
+            shapes = ", ".join(_shape_str(a.shape) for a in arrays)
+            raise ValueError(
+                f"cat: tensors must have the same shape except in dim {dim}, got {shapes}"
+            ) from None
+
+    @staticmethod
+    def backward(ctx, g):
+        grads = [None]
+        start = 0
+        lead = (slice(None),) * ctx.dim
+        for needs, size in zip(ctx.needs_input_grad[1:], ctx.sizes):
+            grads.append(g[lead + (slice(start, start + size),)] if needs else None)
+            start += size
+        return tuple(grads)

@@ -1,0 +1,105 @@
+"""Operations as functions (``mg.cat``, ``mg.where``, ``mg.exp(x)``, ...).
+
+Most are the tensor methods under another name; the ones that take several tensors
+(``cat``, ``stack``, ``where``) live here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.functions import arithmetic as A
+from minigrad.functions import indexing as I
+from minigrad.functions import shape as S
+from minigrad.tensor import Tensor, _shape_str, as_tensor
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    """Join tensors along an existing dimension."""
+    tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError("cat: expected a non-empty sequence of tensors")
+    ndim = tensors[0].data.ndim
+    if ndim == 0:
+        raise ValueError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
+    for i, t in enumerate(tensors):
+        if t.data.ndim != ndim:
+            raise ValueError(
+                f"cat: tensor 0 has {ndim} dims but tensor {i} has {t.data.ndim} "
+                f"(shapes {_shape_str(tensors[0].data.shape)} and {_shape_str(t.data.shape)})"
+            )
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"cat: dim {dim} out of range for tensors with {ndim} dims")
+    dtype = np.result_type(*[t.data.dtype for t in tensors])
+    tensors = [t.to(dtype) for t in tensors]
+    return S.Cat.apply(dim % ndim, *tensors)
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    """Join tensors of equal shape along a new dimension."""
+    tensors = [as_tensor(t) for t in tensors]
+    if not tensors:
+        raise ValueError("stack: expected a non-empty sequence of tensors")
+    shape = tensors[0].data.shape
+    for i, t in enumerate(tensors):
+        if t.data.shape != shape:
+            raise ValueError(
+                f"stack: expects each tensor to be equal size, but got {_shape_str(shape)} "
+                f"at entry 0 and {_shape_str(t.data.shape)} at entry {i}"
+            )
+    n = len(shape) + 1
+    if not -n <= dim < n:
+        raise IndexError(f"stack: dim {dim} out of range for result with {n} dims")
+    return cat([t.unsqueeze(dim % n) for t in tensors], dim % n)
+
+
+def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's argument names)
+    """``input`` where ``condition`` is True, else ``other`` (tensors or numbers)."""
+    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    if cond.dtype != np.bool_:
+        raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
+    a_is_t, b_is_t = isinstance(input, Tensor), isinstance(other, Tensor)
+    if a_is_t and b_is_t:
+        input, other = A.promote(input, other)
+    elif a_is_t and not isinstance(other, np.ndarray):
+        other = np.asarray(other).astype(input.data.dtype)[()]
+    elif b_is_t and not isinstance(input, np.ndarray):
+        input = np.asarray(input).astype(other.data.dtype)[()]
+    else:
+        input, other = as_tensor(input), as_tensor(other)
+        input, other = A.promote(input, other)
+    return I.Where.apply(cond, input, other)
+
+
+def matmul(a, b) -> Tensor:
+    return A.matmul(a, b)
+
+
+def maximum(a, b) -> Tensor:
+    return as_tensor(a).maximum(b)
+
+
+def minimum(a, b) -> Tensor:
+    return as_tensor(a).minimum(b)
+
+
+def _method(name: str):
+    def fn(input, *args, **kwargs):  # noqa: A002
+        return getattr(as_tensor(input), name)(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``mg.{name}(x, ...)`` is ``x.{name}(...)``."
+    return fn
+
+
+_METHODS = (
+    "exp log sqrt rsqrt tanh sigmoid relu abs sin cos clamp sum mean var std amax amin max "
+    "min argmax argmin logsumexp softmax log_softmax reshape flatten transpose permute "
+    "unsqueeze squeeze gather masked_fill tril triu split chunk sign"
+).split()
+
+__all__ = ["cat", "stack", "where", "matmul", "maximum", "minimum", "clip", *_METHODS]
+
+for _name in _METHODS:
+    globals()[_name] = _method(_name)
+clip = globals()["clamp"]

@@ -1,0 +1,799 @@
+"""``Tensor``: a NumPy array that remembers how it was computed.
+
+A tensor holds ``data`` (a ``numpy.ndarray``), ``requires_grad``, ``grad`` and, if an
+operation on tensors that require grad produced it, ``grad_fn``: the node of the
+graph (a ``Function`` instance) that can send a gradient back to the inputs.
+``backward()`` walks that graph (``minigrad/autograd/engine.py``).
+
+This file holds the tensor's state and its user-facing methods; every differentiable
+method is a thin call into ``minigrad/functions/``, where the forward and the backward
+of each operation sit side by side.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.autograd import engine
+from minigrad.autograd.function import _bind_tensor
+from minigrad.autograd.grad_mode import _state
+from minigrad.functions import arithmetic as A
+from minigrad.functions import indexing as I
+from minigrad.functions import reduction as R
+from minigrad.functions import shape as S
+from minigrad.functions import unary as U
+
+_Number = (int, float, np.integer, np.floating, bool, np.bool_)
+
+#: ``max(dim)`` / ``min(dim)`` return ``(values, indices)``, as in PyTorch.
+MaxMin = namedtuple("MaxMin", ["values", "indices"])
+
+
+def _shape_str(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _array_from(data, dtype=None) -> np.ndarray:
+    """Python data -> array, with PyTorch's defaults (Python floats become float32)."""
+    dtype = dtypes.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        data = data.data
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.array(data, dtype=dtype, copy=True)
+    else:
+        arr = np.array(data, dtype=dtype)
+        if dtype is None and arr.dtype == np.float64:
+            arr = arr.astype(dtypes.default_float)
+        elif dtype is None and arr.dtype.kind == "i":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "fiub":
+            raise TypeError(f"tensor: cannot make a tensor from {type(data).__name__} data")
+    return arr
+
+
+def _size_args(size) -> tuple:
+    """Accept both ``zeros(2, 3)`` and ``zeros((2, 3))``."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or s < -1:
+            raise ValueError(f"size: expected non-negative ints, got {tuple(size)}")
+    return tuple(int(s) for s in size)
+
+
+class Tensor:
+    """An n-dimensional array with reverse-mode automatic differentiation.
+
+    Args:
+        data: an array, a nested list or a number. Python floats become float32,
+            Python ints int64; a NumPy array keeps its dtype.
+        dtype: optional dtype to convert to.
+        requires_grad: record operations on this tensor so that ``backward`` can
+            compute ``grad`` (floating-point tensors only).
+
+    Example::
+
+        >>> x = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+        >>> (x * x).sum().backward()
+        >>> x.grad
+        tensor([2., 4., 6.])
+    """
+
+    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "__weakref__")
+    __array_ufunc__ = None  # make NumPy defer to Tensor's operators: array * tensor -> Tensor
+    __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
+
+    def __init__(self, data, dtype=None, requires_grad: bool = False):
+        self.data = _array_from(data, dtype)
+        self._grad = None
+        self.grad_fn = None
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad = True
+
+    @classmethod
+    def _make(cls, data: np.ndarray, requires_grad: bool, grad_fn) -> Tensor:
+        """Wrap an array without copying or checking (used by every operation)."""
+        t = object.__new__(Tensor)
+        t.data = data
+        t._grad = None
+        t._requires_grad = requires_grad
+        t.grad_fn = grad_fn
+        return t
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if value and self.data.dtype.kind != "f":
+            raise RuntimeError(
+                "only tensors of floating point dtype can require gradients, got "
+                f"{self.data.dtype}"
+            )
+        if not value and self.grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad of leaf tensors; use detach() to get "
+                "a tensor that does not require grad"
+            )
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
+            if value.data.shape != self.data.shape:
+                raise RuntimeError(
+                    f"grad: assigned a gradient of shape {_shape_str(value.data.shape)} to a "
+                    f"tensor of shape {_shape_str(self.data.shape)}"
+                )
+        self._grad = value
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def retain_grad(self) -> None:
+        """Keep the gradient of this non-leaf tensor in ``.grad`` after backward."""
+        if not self._requires_grad:
+            raise RuntimeError("retain_grad: the tensor does not require grad")
+        if self.grad_fn is not None:
+            engine.mark_retained(self)
+
+    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
+
+        Args:
+            gradient: d(loss)/d(self), required unless ``self`` is a scalar.
+            retain_graph: keep the graph's saved tensors for another backward
+                (defaults to ``create_graph``).
+            create_graph: record the backward pass so the gradients can be
+                differentiated again.
+        """
+        from minigrad.autograd.api import backward
+
+        backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
+
+    def detach(self) -> Tensor:
+        """The same data, cut off from the graph."""
+        return Tensor._make(self.data, False, None)
+
+    # ------------------------------------------------------------------ array properties
+    @property
+    def shape(self) -> tuple:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def device(self) -> str:
+        return "cpu"
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return self.data.shape
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        return self.data.shape[d]
+
+    def numel(self) -> int:
+        return self.data.size
+
+    def numpy(self) -> np.ndarray:
+        """The underlying array (shared, not copied: treat it as read-only)."""
+        return self.data
+
+    def item(self):
+        if self.data.size != 1:
+            raise ValueError(
+                f"item: only a tensor with one element can be converted to a Python "
+                f"number, this one has shape {_shape_str(self.data.shape)}"
+            )
+        return self.data.item()
+
+    def tolist(self):
+        return self.data.tolist()
+
+    def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.data.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self.data.item())
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        extra = ""
+        if self.data.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):
+            extra += f", dtype={self.data.dtype}"
+        if self.grad_fn is not None:
+            extra += f", grad_fn=<{self.grad_fn.name()}>"
+        elif self._requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({body}{extra})"
+
+    # ------------------------------------------------------------------ dtype conversion
+    def to(self, *args, **kwargs) -> Tensor:
+        """``t.to(dtype)``; a device of ``"cpu"`` is accepted and ignored."""
+        dtype = kwargs.pop("dtype", None)
+        for a in args:
+            if isinstance(a, str) and a in ("cpu", "cpu:0"):
+                continue
+            dtype = a
+        kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"to: unexpected arguments {sorted(kwargs)}")
+        if dtype is None:
+            return self
+        dtype = dtypes.as_dtype(dtype)
+        if dtype == self.data.dtype:
+            return self
+        return A.Cast.apply(self, dtype)
+
+    def float(self) -> Tensor:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Tensor:
+        return self.to(dtypes.float64)
+
+    def long(self) -> Tensor:
+        return self.to(dtypes.int64)
+
+    def bool(self) -> Tensor:
+        return self.to(dtypes.bool_)
+
+    def clone(self) -> Tensor:
+        return A.Clone.apply(self)
+
+    def contiguous(self) -> Tensor:
+        return self
+
+    def cpu(self) -> Tensor:
+        return self
+
+    # ------------------------------------------------------------------ arithmetic
+    def __add__(self, other):
+        if isinstance(other, _Number):
+            return A.AddScalar.apply(_int_to_float(self, other), other)
+        return A.Add.apply(*A.promote(self, as_tensor(other)))
+
+    def __radd__(self, other):
+        return self.__add__(other)
+
+    def __sub__(self, other):
+        if isinstance(other, _Number):
+            return A.AddScalar.apply(_int_to_float(self, other), -other)
+        return A.Sub.apply(*A.promote(self, as_tensor(other)))
+
+    def __rsub__(self, other):
+        if isinstance(other, _Number):
+            return A.RSubScalar.apply(_int_to_float(self, other), other)
+        return A.Sub.apply(*A.promote(as_tensor(other), self))
+
+    def __mul__(self, other):
+        if isinstance(other, _Number):
+            return A.MulScalar.apply(_int_to_float(self, other), other)
+        return A.Mul.apply(*A.promote(self, as_tensor(other)))
+
+    def __rmul__(self, other):
+        return self.__mul__(other)
+
+    def __truediv__(self, other):
+        if isinstance(other, _Number):
+            return A.DivScalar.apply(_int_to_float(self, other, always=True), other)
+        a, b = A.promote(self, as_tensor(other))
+        if a.data.dtype.kind != "f":
+            a, b = a.float(), b.float()
+        return A.Div.apply(a, b)
+
+    def __rtruediv__(self, other):
+        if isinstance(other, _Number):
+            return A.RDivScalar.apply(_int_to_float(self, other, always=True), other)
+        return as_tensor(other).__truediv__(self)
+
+    def __pow__(self, other):
+        if isinstance(other, _Number):
+            return A.PowScalar.apply(_int_to_float(self, other), other)
+        return A.Pow.apply(*A.promote(self, as_tensor(other)))
+
+    def __rpow__(self, other):
+        if isinstance(other, _Number):
+            return A.RPowScalar.apply(_int_to_float(self, other, always=True), other)
+        return as_tensor(other).__pow__(self)
+
+    def __neg__(self):
+        return A.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __matmul__(self, other):
+        return A.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return A.matmul(as_tensor(other), self)
+
+    # comparisons: no gradient, bool results
+    def __eq__(self, other):  # type: ignore[override]
+        return _compare(np.equal, self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return _compare(np.not_equal, self, other)
+
+    def __lt__(self, other):
+        return _compare(np.less, self, other)
+
+    def __le__(self, other):
+        return _compare(np.less_equal, self, other)
+
+    def __gt__(self, other):
+        return _compare(np.greater, self, other)
+
+    def __ge__(self, other):
+        return _compare(np.greater_equal, self, other)
+
+    def __and__(self, other):
+        return _compare(np.logical_and, self, other)
+
+    def __or__(self, other):
+        return _compare(np.logical_or, self, other)
+
+    def __invert__(self):
+        if self.data.dtype != dtypes.bool_:
+            raise TypeError("~ (logical not) is only defined for bool tensors")
+        return Tensor._make(~self.data, False, None)
+
+    def logical_not(self) -> Tensor:
+        return Tensor._make(np.logical_not(self.data), False, None)
+
+    def add(self, other):
+        return self + other
+
+    def sub(self, other):
+        return self - other
+
+    def mul(self, other):
+        return self * other
+
+    def div(self, other):
+        return self / other
+
+    def pow(self, exponent):
+        return self**exponent
+
+    def matmul(self, other):
+        return A.matmul(self, other)
+
+    # ------------------------------------------------------------------ pointwise
+    def exp(self):
+        return U.Exp.apply(_floating(self))
+
+    def log(self):
+        return U.Log.apply(_floating(self))
+
+    def sqrt(self):
+        return U.Sqrt.apply(_floating(self))
+
+    def rsqrt(self):
+        return U.Rsqrt.apply(_floating(self))
+
+    def tanh(self):
+        return U.Tanh.apply(_floating(self))
+
+    def sigmoid(self):
+        return U.Sigmoid.apply(_floating(self))
+
+    def relu(self):
+        return U.Relu.apply(self)
+
+    def abs(self):
+        return U.Abs.apply(self)
+
+    def sin(self):
+        return U.Sin.apply(_floating(self))
+
+    def cos(self):
+        return U.Cos.apply(_floating(self))
+
+    def sign(self):
+        return Tensor._make(np.sign(self.data), False, None)
+
+    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
+        if min is None and max is None:
+            raise ValueError("clamp: at least one of min and max must be given")
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            out = self
+            if min is not None:
+                out = out.maximum(as_tensor(min))
+            if max is not None:
+                out = out.minimum(as_tensor(max))
+            return out
+        return U.Clamp.apply(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return U.Maximum.apply(*A.promote(self, as_tensor(other)))
+
+    def minimum(self, other):
+        return U.Minimum.apply(*A.promote(self, as_tensor(other)))
+
+    # ------------------------------------------------------------------ reductions
+    def sum(self, dim=None, keepdim: bool = False, dtype=None):
+        x = self if dtype is None else self.to(dtype)
+        return R.Sum.apply(x, R.normalize_dims(dim, self.data.ndim), keepdim)
+
+    def mean(self, dim=None, keepdim: bool = False, dtype=None):
+        x = _floating(self) if dtype is None else self.to(dtype)
+        return R.Mean.apply(x, R.normalize_dims(dim, self.data.ndim), keepdim)
+
+    def var(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
+        """Variance over ``dim``: sum (x - mean)^2 / (n - correction). ``unbiased=False``
+        is ``correction=0``."""
+        if unbiased is not None:
+            correction = 1 if unbiased else 0
+        dims = R.normalize_dims(dim, self.data.ndim)
+        return R.Var.apply(_floating(self), dims, keepdim, correction)
+
+    def std(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
+        return self.var(dim, keepdim, correction=correction, unbiased=unbiased).sqrt()
+
+    def amax(self, dim=None, keepdim: bool = False):
+        return R.Amax.apply(self, R.normalize_dims(dim, self.data.ndim), keepdim)
+
+    def amin(self, dim=None, keepdim: bool = False):
+        return R.Amin.apply(self, R.normalize_dims(dim, self.data.ndim), keepdim)
+
+    def max(self, dim=None, keepdim: bool = False):
+        """``max()`` -> the largest value; ``max(dim)`` -> ``(values, indices)``;
+        ``max(other_tensor)`` -> elementwise maximum."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        if dim is None:
+            return self.amax()
+        return self._extreme_along(dim, keepdim, np.argmax)
+
+    def min(self, dim=None, keepdim: bool = False):
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        if dim is None:
+            return self.amin()
+        return self._extreme_along(dim, keepdim, np.argmin)
+
+    def _extreme_along(self, dim, keepdim, arg_fn):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        if self.data.ndim == 0:
+            return MaxMin(self, Tensor._make(np.zeros((), np.int64), False, None))
+        idx = np.expand_dims(arg_fn(self.data, axis=d), d)
+        values = I.Gather.apply(self, d, idx)
+        if not keepdim:
+            values = values.squeeze(d)
+            idx = np.squeeze(idx, d)
+        return MaxMin(values, Tensor._make(idx.astype(np.int64, copy=False), False, None))
+
+    def argmax(self, dim=None, keepdim: bool = False):
+        return _arg_extreme(np.argmax, self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim: bool = False):
+        return _arg_extreme(np.argmin, self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim: bool = False):
+        return R.LogSumExp.apply(_floating(self), R.normalize_dims(dim, self.data.ndim), keepdim)
+
+    def softmax(self, dim: int):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        return R.Softmax.apply(_floating(self), d)
+
+    def log_softmax(self, dim: int):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        return R.LogSoftmax.apply(_floating(self), d)
+
+    def all(self):
+        return Tensor._make(np.all(self.data), False, None)
+
+    def any(self):
+        return Tensor._make(np.any(self.data), False, None)
+
+    # ------------------------------------------------------------------ shape
+    def reshape(self, *shape):
+        shape = _size_args(shape)
+        if shape == self.data.shape:
+            return self
+        return S.Reshape.apply(self, shape)
+
+    view = reshape
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1):
+        if self.data.ndim == 0:
+            return self.reshape(1)
+        s, e = R.normalize_dims(start_dim, self.data.ndim)[0], R.normalize_dims(
+            end_dim, self.data.ndim
+        )[0]
+        if s > e:
+            raise ValueError("flatten: start_dim cannot come after end_dim")
+        shape = self.data.shape
+        return self.reshape(shape[:s] + (-1,) + shape[e + 1 :]) if shape[s : e + 1] else self
+
+    def unflatten(self, dim: int, sizes):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        shape = self.data.shape
+        return self.reshape(shape[:d] + tuple(sizes) + shape[d + 1 :])
+
+    def permute(self, *dims):
+        dims = _size_args(dims) if dims and not isinstance(dims[0], (tuple, list)) else tuple(dims[0])
+        if len(dims) != self.data.ndim:
+            raise ValueError(
+                f"permute: got {len(dims)} dims {dims} for a tensor with {self.data.ndim} dims"
+            )
+        dims = tuple(d % self.data.ndim for d in dims)
+        if sorted(dims) != list(range(self.data.ndim)):
+            raise ValueError(f"permute: dims {dims} is not a permutation")
+        return S.Permute.apply(self, dims)
+
+    def transpose(self, dim0: int, dim1: int):
+        n = self.data.ndim
+        d0, d1 = R.normalize_dims(dim0, n)[0], R.normalize_dims(dim1, n)[0]
+        if d0 == d1:
+            return self
+        dims = list(range(n))
+        dims[d0], dims[d1] = dims[d1], dims[d0]
+        return S.Permute.apply(self, tuple(dims))
+
+    def t(self):
+        if self.data.ndim > 2:
+            raise ValueError(f"t: expects a tensor with <= 2 dims, got {self.data.ndim}")
+        return self.transpose(0, 1) if self.data.ndim == 2 else self
+
+    @property
+    def T(self):
+        return S.Permute.apply(self, tuple(range(self.data.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        if self.data.ndim < 2:
+            raise ValueError(f"mT: needs at least 2 dims, got shape {_shape_str(self.data.shape)}")
+        return self.transpose(-2, -1)
+
+    def unsqueeze(self, dim: int):
+        n = self.data.ndim + 1
+        if not -n <= dim < n:
+            raise IndexError(
+                f"unsqueeze: dim out of range (expected to be in range of [{-n}, {n - 1}], "
+                f"but got {dim})"
+            )
+        d = dim % n
+        shape = self.data.shape
+        return S.Reshape.apply(self, shape[:d] + (1,) + shape[d:])
+
+    def squeeze(self, dim=None):
+        shape = self.data.shape
+        if dim is None:
+            new = tuple(s for s in shape if s != 1)
+        else:
+            dims = R.normalize_dims(dim, self.data.ndim)
+            new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+        return self if new == shape else S.Reshape.apply(self, new)
+
+    def expand(self, *sizes):
+        sizes = _size_args(sizes)
+        lead = len(sizes) - self.data.ndim
+        if lead < 0:
+            raise ValueError(
+                f"expand: the number of sizes ({len(sizes)}) must be at least the number of "
+                f"dims ({self.data.ndim})"
+            )
+        shape = tuple(
+            self.data.shape[i - lead] if (s == -1 and i >= lead) else s
+            for i, s in enumerate(sizes)
+        )
+        if shape == self.data.shape:
+            return self
+        return S.Expand.apply(self, shape)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def split(self, split_size, dim: int = 0):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        n = self.data.shape[d]
+        sizes = (
+            [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
+            if isinstance(split_size, int)
+            else list(split_size)
+        )
+        if builtins.sum(sizes) != n:
+            raise ValueError(f"split: sizes {sizes} do not add up to {n} along dim {dim}")
+        out, start = [], 0
+        lead = (slice(None),) * d
+        for s in sizes:
+            out.append(self[lead + (slice(start, start + s),)])
+            start += s
+        return tuple(out)
+
+    def chunk(self, chunks: int, dim: int = 0):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        n = self.data.shape[d]
+        return self.split(-(-n // chunks), d)
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key):
+        key, advanced = I.normalize_index(key)
+        return I.Index.apply(self, key, advanced)
+
+    def __setitem__(self, key, value):
+        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
+            raise RuntimeError(
+                "item assignment into a tensor that requires grad would corrupt its graph; "
+                "use masked_fill / where, or do it under mg.no_grad()"
+            )
+        key, _ = I.normalize_index(key)
+        self.data[key] = value.data if isinstance(value, Tensor) else value
+
+    def gather(self, dim: int, index):
+        (d,) = R.normalize_dims(dim, self.data.ndim)
+        index = index.data if isinstance(index, Tensor) else np.asarray(index)
+        if index.ndim != self.data.ndim:
+            raise ValueError(
+                f"gather: index must have as many dims as the input ({self.data.ndim}), "
+                f"got shape {_shape_str(index.shape)}"
+            )
+        return I.Gather.apply(self, d, index)
+
+    def masked_fill(self, mask, value):
+        """Where ``mask`` is True, ``value``; elsewhere ``self``."""
+        mask = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
+        try:
+            np.broadcast_shapes(mask.shape, self.data.shape)
+        except ValueError:
+            raise ValueError(
+                f"masked_fill: mask of shape {_shape_str(mask.shape)} does not broadcast to "
+                f"the input's shape {_shape_str(self.data.shape)}"
+            ) from None
+        if isinstance(value, Tensor):
+            if value.data.ndim != 0:
+                raise ValueError("masked_fill: value must be a number or a 0-dim tensor")
+            return I.Where.apply(mask, value.to(self.data.dtype), self)
+        return I.Where.apply(mask, _cast_scalar(value, self.data.dtype), self)
+
+    def tril(self, diagonal: int = 0):
+        keep = np.tril(np.ones(self.data.shape[-2:], dtype=bool), diagonal)
+        return I.Where.apply(keep, self, _cast_scalar(0, self.data.dtype))
+
+    def triu(self, diagonal: int = 0):
+        keep = np.triu(np.ones(self.data.shape[-2:], dtype=bool), diagonal)
+        return I.Where.apply(keep, self, _cast_scalar(0, self.data.dtype))
+
+    # ------------------------------------------------------------------ in-place (no graph)
+    def _check_inplace(self, what: str) -> None:
+        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
+            raise RuntimeError(
+                f"{what}: a tensor that requires grad cannot be modified in place while "
+                "gradients are recorded; wrap it in `with mg.no_grad():`"
+            )
+
+    def zero_(self) -> Tensor:
+        self._check_inplace("zero_")
+        self.data[...] = 0
+        return self
+
+    def fill_(self, value) -> Tensor:
+        self._check_inplace("fill_")
+        self.data[...] = value
+        return self
+
+    def copy_(self, src) -> Tensor:
+        self._check_inplace("copy_")
+        src = src.data if isinstance(src, Tensor) else np.asarray(src)
+        try:
+            np.copyto(self.data, np.broadcast_to(src, self.data.shape), casting="unsafe")
+        except ValueError:
+            raise ValueError(
+                f"copy_: source of shape {_shape_str(np.shape(src))} does not broadcast to "
+                f"{_shape_str(self.data.shape)}"
+            ) from None
+        return self
+
+    def add_(self, other, alpha=1) -> Tensor:
+        self._check_inplace("add_")
+        other = other.data if isinstance(other, Tensor) else other
+        self.data += other * alpha if alpha != 1 else other
+        return self
+
+    def mul_(self, other) -> Tensor:
+        self._check_inplace("mul_")
+        self.data *= other.data if isinstance(other, Tensor) else other
+        return self
+
+
+# ---------------------------------------------------------------------- helpers
+def _compare(ufunc, a, b) -> Tensor:
+    b = b.data if isinstance(b, Tensor) else b
+    try:
+        return Tensor._make(ufunc(a.data, b), False, None)
+    except ValueError:
+        raise ValueError(
+            f"{ufunc.__name__}: shapes {_shape_str(a.data.shape)} and "
+            f"{_shape_str(np.shape(b))} cannot be broadcast together"
+        ) from None
+
+
+def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
+    if dim is None:
+        idx = np.asarray(fn(x.data))
+        if keepdim:
+            idx = idx.reshape((1,) * x.data.ndim)
+    else:
+        (d,) = R.normalize_dims(dim, x.data.ndim)
+        idx = fn(x.data, axis=d)
+        if keepdim:
+            idx = np.expand_dims(idx, d)
+    return Tensor._make(np.asarray(idx, dtype=np.int64), False, None)
+
+
+def _int_to_float(t: Tensor, scalar, always: bool = False) -> Tensor:
+    """An integer tensor meeting a Python float (or a division) becomes float32, as in torch."""
+    if t.data.dtype.kind in "iub" and (always or isinstance(scalar, (float, np.floating))):
+        return t.to(dtypes.default_float)
+    return t
+
+
+def _floating(t: Tensor) -> Tensor:
+    return t if t.data.dtype.kind == "f" else t.to(dtypes.default_float)
+
+
+def _cast_scalar(value, dtype: np.dtype):
+    return np.asarray(value).astype(dtype)[()]
+
+
+def as_tensor(x, dtype=None) -> Tensor:
+    """A tensor for ``x``, sharing memory when ``x`` is already a tensor or an array."""
+    if isinstance(x, Tensor):
+        return x if dtype is None else x.to(dtype)
+    if isinstance(x, np.ndarray):
+        return Tensor._make(x if dtype is None else x.astype(dtypes.as_dtype(dtype)), False, None)
+    return Tensor(x, dtype=dtype)
+
+
+_bind_tensor(Tensor)
