@@ -170,6 +170,17 @@ class Tensor:
 
         backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
 
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "only leaf tensors (created directly, not by an operation) support deepcopy; "
+                "use t.detach().clone() for a copy without history"
+            )
+        if id(self) not in memo:
+            t = Tensor._make(self.data.copy(), self._requires_grad, None)
+            memo[id(self)] = t
+        return memo[id(self)]
+
     def detach(self) -> Tensor:
         """The same data, cut off from the graph."""
         return Tensor._make(self.data, False, None)
@@ -242,7 +253,7 @@ class Tensor:
         return int(self.data.item())
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, separator=", ", prefix="tensor(")
+        body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4)
         extra = ""
         if self.data.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):
             extra += f", dtype={self.data.dtype}"
