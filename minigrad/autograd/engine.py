@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from minigrad.autograd.grad_mode import _state
 
 
@@ -40,6 +42,20 @@ def _check_grad(node, index: int, grad, shape, dtype):
     if grad.dtype != dtype:
         grad = grad.to(dtype)
     return grad
+
+
+def _as_tensor_grad(node, index: int, g):
+    """A gradient returned as an array (allowed for custom Functions) becomes a Tensor."""
+    from minigrad.tensor import Tensor
+
+    if isinstance(g, Tensor):
+        return g
+    if not hasattr(g, "shape"):
+        raise TypeError(
+            f"Function {node.name()}.backward returned a {type(g).__name__} at index {index}; "
+            "expected a Tensor, an array or None"
+        )
+    return Tensor._make(np.asarray(g), False, None)
 
 
 def _as_grad_tuple(node, grads):
@@ -122,33 +138,36 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, inpu
         ready = [n for n, d in deps.items() if d == 0]
         while ready:
             node = ready.pop()
+            nexts = node.next_functions
             grad = buffers.pop(node, None)
-            if grad is not None:
+            if grad is None:  # nothing flowed into this node: it sends nothing on
+                grads = (None,) * len(nexts)
+            else:
                 if node._retained is not None:
                     _retain(node, grad, create_graph)
                 if capture_node and node in capture_node:
                     for i in capture_node[node]:
                         captured[i] = grad
-                grads = _as_grad_tuple(node, node.backward(node, grad))
+                grads = node.backward(node, grad)
+                if type(grads) is not tuple or len(grads) < len(nexts):
+                    grads = _as_grad_tuple(node, grads)
                 if not retain_graph:
-                    node._release()
-            else:
-                grads = (None,) * len(node.next_functions)
-            for i, nxt in enumerate(node.next_functions):
+                    node._saved = ()
+                    node._freed = True
+            for i, nxt in enumerate(nexts):
                 if nxt is None:
                     continue
                 g = grads[i]
-                if isinstance(nxt, Tensor):
+                if g is not None and type(g) is not Tensor:
+                    g = _as_tensor_grad(node, i, g)
+                if isinstance(nxt, Tensor):  # a leaf: its .grad is written at the end
                     if g is not None:
-                        if type(g) is not Tensor:
-                            g = Tensor._make(g, False, None)
-                        g = _check_grad(node, i, g, nxt.data.shape, nxt.data.dtype)
-                        _add_to(leaf_grads, nxt, g)
+                        _add_to(leaf_grads, nxt, _check_grad(node, i, g, nxt.data.shape, nxt.data.dtype))
                     continue
                 if g is not None:
-                    if type(g) is not Tensor:
-                        g = Tensor._make(g, False, None)
-                    g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
+                    gd = g.data
+                    if gd.shape != nxt._shape or gd.dtype != nxt._dtype:
+                        g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
                     old = buffers.get(nxt)
                     buffers[nxt] = g if old is None else old + g
                 d = deps[nxt] - 1

@@ -121,27 +121,23 @@ class Function:
     @classmethod
     def apply(cls, *args):
         """Run ``forward`` and, when a gradient is needed, link the result into the graph."""
-        ctx = object.__new__(cls)
-        enabled = _state.enabled
-        build = False
-        if enabled:
-            needs = tuple([type(a) in _TENSOR_TYPES and a._requires_grad for a in args])
-            build = True in needs
+        ctx = _new(cls)
+        if not _state.enabled:
+            # Recording is off (under no_grad, or inside a backward pass): just compute.
+            return _wrap(cls.forward(ctx, *args))
+        needs = tuple([type(a) in _TENSOR_TYPES and a._requires_grad for a in args])
         _state.enabled = False
         try:
             result = cls.forward(ctx, *args)
         finally:
-            _state.enabled = enabled
-        if type(result) in _TENSOR_TYPES:
-            if not build:
-                return result
-            data = result.data
-        else:
-            data = result
-            if not build:
-                return Tensor._make(data, False, None)
+            _state.enabled = True
+        if True not in needs:
+            return _wrap(result)
+        data = result.data if type(result) in _TENSOR_TYPES else result
+        if type(data) is not _ndarray:
+            data = np.asarray(data)
         if data.dtype.kind != "f":  # integer or bool results carry no gradient
-            return Tensor._make(data, False, None)
+            return _wrap(data)
         ctx.needs_input_grad = needs
         ctx.next_functions = tuple(
             [(a.grad_fn or a) if n else None for a, n in zip(args, needs)]
@@ -152,11 +148,32 @@ class Function:
         if saved:
             for s in saved:
                 if s is result:
-                    ctx._saved = tuple(
-                        [_SavedOutput(data) if s is result else s for s in saved]
-                    )
+                    ctx._saved = tuple([_SavedOutput(data) if s is result else s for s in saved])
                     break
-        return Tensor._make(data, True, ctx)
+        out = _new(Tensor)
+        out.data = data
+        out._grad = None
+        out._requires_grad = True
+        out.grad_fn = ctx
+        return out
+
+
+_new = object.__new__
+_ndarray = np.ndarray
+
+
+def _wrap(result):
+    """A result of ``forward`` as a tensor that is not part of any graph."""
+    if type(result) is not _ndarray:
+        if type(result) in _TENSOR_TYPES:
+            return result
+        result = np.asarray(result)  # NumPy reductions return scalars, not 0-d arrays
+    t = _new(Tensor)
+    t.data = result
+    t._grad = None
+    t._requires_grad = False
+    t.grad_fn = None
+    return t
 
 
 # Bound at import time of minigrad.tensor (which imports this module first).
