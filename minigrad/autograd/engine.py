@@ -74,7 +74,9 @@ def _as_grad_tuple(node, grads):
     return grads
 
 
-def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, inputs=None):
+def run_backward(
+    roots, root_grads, retain_graph: bool, create_graph: bool, inputs=None, observe=None
+):
     """Back-propagate ``root_grads`` from ``roots`` through the graph.
 
     Args:
@@ -84,6 +86,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, inpu
         create_graph: record the backward computation itself (for higher order).
         inputs: if given (``autograd.grad``), return the gradients of these tensors
             instead of accumulating into leaves' ``.grad``.
+        observe: if given, called as ``observe(node, grads)`` after each node's backward,
+            with the gradients it sent along its edges (``minigrad.viz`` draws them).
 
     Returns:
         ``None``, or, when ``inputs`` is given, a list of gradients (``None`` where no
@@ -151,6 +155,8 @@ def run_backward(roots, root_grads, retain_graph: bool, create_graph: bool, inpu
                 grads = node.backward(node, grad)
                 if type(grads) is not tuple or len(grads) < len(nexts):
                     grads = _as_grad_tuple(node, grads)
+                if observe is not None:
+                    observe(node, grads)
                 if not retain_graph:
                     node._saved = ()
                     node._freed = True
