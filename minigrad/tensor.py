@@ -115,8 +115,7 @@ class Tensor:
         value = bool(value)
         if value and self.data.dtype.kind != "f":
             raise RuntimeError(
-                "only tensors of floating point dtype can require gradients, got "
-                f"{self.data.dtype}"
+                f"only tensors of floating point dtype can require gradients, got {self.data.dtype}"
             )
         if not value and self.grad_fn is not None:
             raise RuntimeError(
@@ -305,7 +304,7 @@ class Tensor:
     # ------------------------------------------------------------------ arithmetic
     def __add__(self, other):
         if isinstance(other, _Number):
-            return A.AddScalar.apply(_int_to_float(self, other), other)
+            return A.AddScalar.apply(*_with_scalar(self, other))
         return A.Add.apply(*A.promote(self, as_tensor(other)))
 
     def __radd__(self, other):
@@ -313,17 +312,18 @@ class Tensor:
 
     def __sub__(self, other):
         if isinstance(other, _Number):
-            return A.AddScalar.apply(_int_to_float(self, other), -other)
+            x, c = _with_scalar(self, other)
+            return A.AddScalar.apply(x, -c)
         return A.Sub.apply(*A.promote(self, as_tensor(other)))
 
     def __rsub__(self, other):
         if isinstance(other, _Number):
-            return A.RSubScalar.apply(_int_to_float(self, other), other)
+            return A.RSubScalar.apply(*_with_scalar(self, other))
         return A.Sub.apply(*A.promote(as_tensor(other), self))
 
     def __mul__(self, other):
         if isinstance(other, _Number):
-            return A.MulScalar.apply(_int_to_float(self, other), other)
+            return A.MulScalar.apply(*_with_scalar(self, other))
         return A.Mul.apply(*A.promote(self, as_tensor(other)))
 
     def __rmul__(self, other):
@@ -331,7 +331,7 @@ class Tensor:
 
     def __truediv__(self, other):
         if isinstance(other, _Number):
-            return A.DivScalar.apply(_int_to_float(self, other, always=True), other)
+            return A.DivScalar.apply(*_with_scalar(self, other, to_float=True))
         a, b = A.promote(self, as_tensor(other))
         if a.data.dtype.kind != "f":
             a, b = a.float(), b.float()
@@ -339,17 +339,17 @@ class Tensor:
 
     def __rtruediv__(self, other):
         if isinstance(other, _Number):
-            return A.RDivScalar.apply(_int_to_float(self, other, always=True), other)
+            return A.RDivScalar.apply(*_with_scalar(self, other, to_float=True))
         return as_tensor(other).__truediv__(self)
 
     def __pow__(self, other):
         if isinstance(other, _Number):
-            return A.PowScalar.apply(_int_to_float(self, other), other)
+            return A.PowScalar.apply(*_with_scalar(self, other))
         return A.Pow.apply(*A.promote(self, as_tensor(other)))
 
     def __rpow__(self, other):
         if isinstance(other, _Number):
-            return A.RPowScalar.apply(_int_to_float(self, other, always=True), other)
+            return A.RPowScalar.apply(*_with_scalar(self, other))
         return as_tensor(other).__pow__(self)
 
     def __neg__(self):
@@ -453,13 +453,22 @@ class Tensor:
         if min is None and max is None:
             raise ValueError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
+            # As in torch: x keeps its gradient where min <= x <= max (the ends included);
+            # a bound gets it where the bound is the output.
             out = self
             if min is not None:
-                out = out.maximum(as_tensor(min))
+                lo, out = A.promote(as_tensor(min), out)
+                out = I.Where.apply(out.data < lo.data, lo, out)
             if max is not None:
-                out = out.minimum(as_tensor(max))
+                hi, out = A.promote(as_tensor(max), out)
+                out = I.Where.apply(out.data > hi.data, hi, out)
             return out
-        return U.Clamp.apply(self, min, max)
+        x = self
+        if min is not None:
+            x, min = _with_scalar(x, min)
+        if max is not None:
+            x, max = _with_scalar(x, max)
+        return U.Clamp.apply(x, min, max)
 
     clip = clamp
 
@@ -557,9 +566,10 @@ class Tensor:
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         if self.data.ndim == 0:
             return self.reshape(1)
-        s, e = R.normalize_dims(start_dim, self.data.ndim)[0], R.normalize_dims(
-            end_dim, self.data.ndim
-        )[0]
+        s, e = (
+            R.normalize_dims(start_dim, self.data.ndim)[0],
+            R.normalize_dims(end_dim, self.data.ndim)[0],
+        )
         if s > e:
             raise ValueError("flatten: start_dim cannot come after end_dim")
         shape = self.data.shape
@@ -571,7 +581,9 @@ class Tensor:
         return self.reshape(shape[:d] + tuple(sizes) + shape[d + 1 :])
 
     def permute(self, *dims):
-        dims = _size_args(dims) if dims and not isinstance(dims[0], (tuple, list)) else tuple(dims[0])
+        dims = (
+            _size_args(dims) if dims and not isinstance(dims[0], (tuple, list)) else tuple(dims[0])
+        )
         if len(dims) != self.data.ndim:
             raise ValueError(
                 f"permute: got {len(dims)} dims {dims} for a tensor with {self.data.ndim} dims"
@@ -634,8 +646,7 @@ class Tensor:
                 f"dims ({self.data.ndim})"
             )
         shape = tuple(
-            self.data.shape[i - lead] if (s == -1 and i >= lead) else s
-            for i, s in enumerate(sizes)
+            self.data.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes)
         )
         if shape == self.data.shape:
             return self
@@ -783,11 +794,18 @@ def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
     return Tensor._make(np.asarray(idx, dtype=np.int64), False, None)
 
 
-def _int_to_float(t: Tensor, scalar, always: bool = False) -> Tensor:
-    """An integer tensor meeting a Python float (or a division) becomes float32, as in torch."""
-    if t.data.dtype.kind in "iub" and (always or isinstance(scalar, (float, np.floating))):
-        return t.to(dtypes.default_float)
-    return t
+def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
+    """``(tensor, Python number)`` for ``t (op) scalar``, with PyTorch's dtype rules.
+
+    A NumPy scalar becomes the Python number it holds: NumPy would let ``np.float64(2)``
+    widen a float32 array to float64, while torch (like a Python float) keeps the
+    tensor's dtype. An integer tensor meeting a float (or a division) becomes float32.
+    """
+    if isinstance(scalar, np.generic):
+        scalar = scalar.item()
+    if t.data.dtype.kind in "iub" and (to_float or isinstance(scalar, float)):
+        t = t.to(dtypes.default_float)
+    return t, scalar
 
 
 def _floating(t: Tensor) -> Tensor:

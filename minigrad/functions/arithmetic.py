@@ -11,19 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.broadcast import broadcast_error, shape_str, unbroadcast
 from minigrad.functions.indexing import Where
-
-
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-def _broadcast_error(op: str, a, b) -> ValueError:
-    return ValueError(
-        f"{op}: operands with shapes {_shape_str(a.shape)} and {_shape_str(b.shape)} "
-        "cannot be broadcast together"
-    )
 
 
 # ------------------------------------------------------------------ tensor (op) tensor
@@ -34,7 +23,7 @@ class Add(Function):
         try:
             return a.data + b.data
         except ValueError:
-            raise _broadcast_error("add", a, b) from None
+            raise broadcast_error("add", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -53,7 +42,7 @@ class Sub(Function):
         try:
             return a.data - b.data
         except ValueError:
-            raise _broadcast_error("sub", a, b) from None
+            raise broadcast_error("sub", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -72,7 +61,7 @@ class Mul(Function):
         try:
             return a.data * b.data
         except ValueError:
-            raise _broadcast_error("mul", a, b) from None
+            raise broadcast_error("mul", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -91,7 +80,7 @@ class Div(Function):
         try:
             return a.data / b.data
         except ValueError:
-            raise _broadcast_error("div", a, b) from None
+            raise broadcast_error("div", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -113,7 +102,7 @@ class Pow(Function):
         try:
             return a.data**b.data
         except ValueError:
-            raise _broadcast_error("pow", a, b) from None
+            raise broadcast_error("pow", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -268,9 +257,9 @@ def _matmul_error(sa, sb) -> ValueError:
     if ka != kb:
         why = f"inner dimensions differ ({ka} != {kb})"
     else:
-        why = f"batch dimensions {_shape_str(sa[:-2])} and {_shape_str(sb[:-2])} do not broadcast"
+        why = f"batch dimensions {shape_str(sa[:-2])} and {shape_str(sb[:-2])} do not broadcast"
     return ValueError(
-        f"matmul: shapes {_shape_str(sa)} and {_shape_str(sb)} cannot be multiplied: {why}"
+        f"matmul: shapes {shape_str(sa)} and {shape_str(sb)} cannot be multiplied: {why}"
     )
 
 
@@ -283,7 +272,7 @@ def matmul(a, b):
     if a.data.ndim == 0 or b.data.ndim == 0:
         raise ValueError(
             f"matmul: both arguments need at least 1 dimension, got shapes "
-            f"{_shape_str(a.data.shape)} and {_shape_str(b.data.shape)}"
+            f"{shape_str(a.data.shape)} and {shape_str(b.data.shape)}"
         )
     if a.data.ndim >= 2 and b.data.ndim >= 2:
         a, b = promote(a, b)

@@ -8,6 +8,21 @@ were added (here dim 0) and over the dimensions where ``a`` had size 1 (here dim
 
 from __future__ import annotations
 
+import numpy as np
+
+
+def shape_str(shape) -> str:
+    """``(2, 3)`` -> ``"[2, 3]"``: shapes in error messages, written as PyTorch does."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def broadcast_error(op: str, a, b) -> ValueError:
+    """The error for two operands whose shapes do not broadcast, naming both shapes."""
+    return ValueError(
+        f"{op}: operands with shapes {shape_str(np.shape(a.data))} and "
+        f"{shape_str(np.shape(b.data))} cannot be broadcast together"
+    )
+
 
 def broadcast_axes(grad_shape: tuple, shape: tuple) -> tuple:
     """The axes of ``grad_shape`` to sum over to get back to ``shape``."""

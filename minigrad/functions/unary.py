@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.broadcast import broadcast_error, unbroadcast
 
 
 def _const(array):
@@ -149,7 +150,10 @@ class Maximum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.maximum(a.data, b.data)
+        try:
+            return np.maximum(a.data, b.data)
+        except ValueError:
+            raise broadcast_error("maximum", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -161,7 +165,10 @@ class Minimum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return np.minimum(a.data, b.data)
+        try:
+            return np.minimum(a.data, b.data)
+        except ValueError:
+            raise broadcast_error("minimum", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
@@ -170,8 +177,6 @@ class Minimum(Function):
 
 
 def _split_by_mask(ctx, g, a, b, a_wins):
-    from minigrad.functions.broadcast import unbroadcast
-
     tie = (a.data == b.data) * 0.5
     share_a = (a_wins + tie).astype(g.data.dtype)
     a_needs, b_needs = ctx.needs_input_grad
