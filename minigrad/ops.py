@@ -11,7 +11,7 @@ import numpy as np
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
-from minigrad.tensor import Tensor, _shape_str, as_tensor
+from minigrad.tensor import Tensor, _shape_str, _with_scalar, as_tensor
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
@@ -30,7 +30,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
             )
     if not -ndim <= dim < ndim:
         raise IndexError(f"cat: dim {dim} out of range for tensors with {ndim} dims")
-    dtype = np.result_type(*[t.data.dtype for t in tensors])
+    dtype = A.common_dtype([t.data.dtype for t in tensors])
     tensors = [t.to(dtype) for t in tensors]
     return S.Cat.apply(dim % ndim, *tensors)
 
@@ -62,9 +62,9 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's argument
     if a_is_t and b_is_t:
         input, other = A.promote(input, other)
     elif a_is_t and not isinstance(other, np.ndarray):
-        other = np.asarray(other).astype(input.data.dtype)[()]
+        input, other = _with_scalar(input, other)  # where(c, int_tensor, 0.5) is float32
     elif b_is_t and not isinstance(input, np.ndarray):
-        input = np.asarray(input).astype(other.data.dtype)[()]
+        other, input = _with_scalar(other, input)
     else:
         input, other = as_tensor(input), as_tensor(other)
         input, other = A.promote(input, other)

@@ -481,28 +481,32 @@ class Tensor:
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        return R.Sum.apply(x, R.normalize_dims(dim, self.data.ndim), keepdim)
+        return R.Sum.apply(x, R.reduce_dims(dim, self.data.ndim), keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
         x = _floating(self) if dtype is None else self.to(dtype)
-        return R.Mean.apply(x, R.normalize_dims(dim, self.data.ndim), keepdim)
+        return R.Mean.apply(x, R.reduce_dims(dim, self.data.ndim), keepdim)
 
     def var(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
         """Variance over ``dim``: sum (x - mean)^2 / (n - correction). ``unbiased=False``
         is ``correction=0``."""
         if unbiased is not None:
             correction = 1 if unbiased else 0
-        dims = R.normalize_dims(dim, self.data.ndim)
+        dims = R.reduce_dims(dim, self.data.ndim)
         return R.Var.apply(_floating(self), dims, keepdim, correction)
 
     def std(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
-        return self.var(dim, keepdim, correction=correction, unbiased=unbiased).sqrt()
+        """Standard deviation over ``dim``: ``sqrt(var(...))`` (same arguments as ``var``)."""
+        if unbiased is not None:
+            correction = 1 if unbiased else 0
+        dims = R.reduce_dims(dim, self.data.ndim)
+        return R.Std.apply(_floating(self), dims, keepdim, correction)
 
     def amax(self, dim=None, keepdim: bool = False):
-        return R.Amax.apply(self, R.normalize_dims(dim, self.data.ndim), keepdim)
+        return R.Amax.apply(self, R.reduce_dims(dim, self.data.ndim), keepdim)
 
     def amin(self, dim=None, keepdim: bool = False):
-        return R.Amin.apply(self, R.normalize_dims(dim, self.data.ndim), keepdim)
+        return R.Amin.apply(self, R.reduce_dims(dim, self.data.ndim), keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
         """``max()`` -> the largest value; ``max(dim)`` -> ``(values, indices)``;
@@ -538,14 +542,18 @@ class Tensor:
         return _arg_extreme(np.argmin, self, dim, keepdim)
 
     def logsumexp(self, dim, keepdim: bool = False):
-        return R.LogSumExp.apply(_floating(self), R.normalize_dims(dim, self.data.ndim), keepdim)
+        return R.LogSumExp.apply(_floating(self), R.reduce_dims(dim, self.data.ndim), keepdim)
 
     def softmax(self, dim: int):
         (d,) = R.normalize_dims(dim, self.data.ndim)
+        if self.data.ndim == 0:
+            return self.reshape(1).softmax(0).reshape(())
         return R.Softmax.apply(_floating(self), d)
 
     def log_softmax(self, dim: int):
         (d,) = R.normalize_dims(dim, self.data.ndim)
+        if self.data.ndim == 0:
+            return self.reshape(1).log_softmax(0).reshape(())
         return R.LogSoftmax.apply(_floating(self), d)
 
     def all(self):
@@ -581,14 +589,13 @@ class Tensor:
         return self.reshape(shape[:d] + tuple(sizes) + shape[d + 1 :])
 
     def permute(self, *dims):
-        dims = (
-            _size_args(dims) if dims and not isinstance(dims[0], (tuple, list)) else tuple(dims[0])
-        )
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])  # permute((2, 0, 1)) as well as permute(2, 0, 1)
         if len(dims) != self.data.ndim:
             raise ValueError(
                 f"permute: got {len(dims)} dims {dims} for a tensor with {self.data.ndim} dims"
             )
-        dims = tuple(d % self.data.ndim for d in dims)
+        dims = tuple(R.normalize_dims(d, self.data.ndim)[0] for d in dims)  # -1 -> ndim - 1
         if sorted(dims) != list(range(self.data.ndim)):
             raise ValueError(f"permute: dims {dims} is not a permutation")
         return S.Permute.apply(self, dims)

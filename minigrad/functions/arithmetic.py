@@ -317,6 +317,16 @@ class Clone(Function):
 
 
 # ---------------------------------------------------------------------- type promotion
+def common_dtype(dtypes) -> np.dtype:
+    """The dtype PyTorch gives several dimensioned tensors combined (``cat``).
+
+    A float beats an integer or bool whatever its size (int64 with float32 -> float32,
+    where NumPy would give float64); within one kind, NumPy's promotion.
+    """
+    floats = [d for d in dtypes if d.kind == "f"]
+    return np.result_type(*(floats or dtypes))
+
+
 def promote(a, b):
     """Cast two tensors to a common dtype, with PyTorch's rules.
 

@@ -50,7 +50,9 @@ class Index(Function):
         try:
             return x.data[key]
         except IndexError as e:
-            raise IndexError(f"index {key!r} into a tensor of shape {list(x.data.shape)}: {e}") from None
+            raise IndexError(
+                f"index {key!r} into a tensor of shape {list(x.data.shape)}: {e}"
+            ) from None
 
     @staticmethod
     def backward(ctx, g):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.indexing import Where
 
 
 def _const(array):
@@ -23,7 +24,12 @@ def normalize_dims(dim, ndim: int, name: str = "dim") -> tuple:
     """``dim`` (None, an int or a sequence) as a sorted tuple of non-negative axes."""
     if dim is None:
         return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    if isinstance(dim, (int, np.integer)):
+        dims = (dim,)
+    elif isinstance(dim, (tuple, list)):
+        dims = tuple(dim)
+    else:
+        raise TypeError(f"{name}: expected an int or a tuple of ints, got {dim!r}")
     out = []
     lo, hi = -max(ndim, 1), max(ndim, 1) - 1
     for d in dims:
@@ -37,6 +43,13 @@ def normalize_dims(dim, ndim: int, name: str = "dim") -> tuple:
     if len(set(out)) != len(out):
         raise ValueError(f"{name}: dimension listed twice in {dim!r}")
     return tuple(sorted(out))
+
+
+def reduce_dims(dim, ndim: int) -> tuple:
+    """The axes a reduction over ``dim`` runs over: ``normalize_dims``, except that a 0-d
+    tensor (which PyTorch lets you reduce over dim 0 or -1) has none."""
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()
 
 
 def keep_shape(in_shape: tuple, dims: tuple) -> tuple:
@@ -93,8 +106,10 @@ class Var(Function):
         n = int(np.prod([x.data.shape[d] for d in dims]))
         ctx.n = n
         if n - correction <= 0:
-            shape = ctx.keep_shape if keepdim else tuple(
-                s for i, s in enumerate(ctx.in_shape) if i not in dims
+            shape = (
+                ctx.keep_shape
+                if keepdim
+                else tuple(s for i, s in enumerate(ctx.in_shape) if i not in dims)
             )
             return np.full(shape, np.nan, dtype=x.data.dtype)
         return np.var(x.data, axis=dims, ddof=correction, keepdims=keepdim)
@@ -105,6 +120,29 @@ class Var(Function):
         centered = x - x.mean(ctx.dims, keepdim=True)
         scale = 2.0 / (ctx.n - ctx.correction) if ctx.n > ctx.correction else float("nan")
         return _expand_back(g, ctx) * centered * scale, None, None, None
+
+
+class Std(Function):
+    """y = sqrt(var(x)), so dx_i = dy (x_i - mean) / ((n - correction) y).
+
+    Where y = 0 (all elements equal) every x_i - mean is 0 and so is the gradient, as
+    in PyTorch (the formula alone would give 0 / 0).
+    """
+
+    @staticmethod
+    def forward(ctx, x, dims, keepdim, correction):
+        y = np.sqrt(Var.forward(ctx, x, dims, keepdim, correction))  # saves x, sets ctx.n
+        ctx.save_for_backward(x, y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        centered = x - x.mean(ctx.dims, keepdim=True)
+        y = y.reshape(ctx.keep_shape)
+        safe_y = Where.apply(y.data == 0, 1.0, y)
+        dx = _expand_back(g, ctx) * centered / (safe_y * float(ctx.n - ctx.correction))
+        return dx, None, None, None
 
 
 class _Extremum(Function):

@@ -85,7 +85,7 @@ class Cat(Function):
         grads = [None]
         start = 0
         lead = (slice(None),) * ctx.dim
-        for needs, size in zip(ctx.needs_input_grad[1:], ctx.sizes):
+        for needs, size in zip(ctx.needs_input_grad[1:], ctx.sizes, strict=True):
             grads.append(g[lead + (slice(start, start + size),)] if needs else None)
             start += size
         return tuple(grads)
