@@ -1,0 +1,232 @@
+"""``minigrad train``: train a tiny transformer, with progress, evaluation, checkpoints, a plot.
+
+Configuration comes from, in increasing priority: the defaults, a ``--config`` file
+(TOML or JSON, the same keys as the options), the command-line options. ``--resume
+FOLDER`` continues a run from its checkpoint, exactly as if it had never stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import pathlib
+import signal
+import sys
+import time
+
+from minigrad.cli import CLIError
+
+EPILOG = """\
+examples:
+  minigrad train                                  # reverse 8 digits, about a minute
+  minigrad train --task add --length 3 --steps 2000
+  minigrad train --task text --text book.txt --length 128 --d-model 128 --steps 3000
+  minigrad train --config run.toml --lr 1e-3      # options override the file
+  minigrad train --resume runs/reverse-20261129-140000
+
+outputs (in --out, default runs/TASK-TIMESTAMP): config.json, log.csv, loss.png,
+checkpoint.npz. Ctrl-C saves a checkpoint before exiting.
+"""
+
+
+def add_parser(sub) -> None:
+    from minigrad.train.config import TrainConfig
+
+    p = sub.add_parser(
+        "train",
+        help="train a tiny transformer on a built-in task",
+        description="Train a small decoder-only transformer on a built-in task or a text file.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--config", metavar="FILE", help="a TOML or JSON file with the same keys as these options")
+    p.add_argument("--resume", metavar="FOLDER", help="continue the run saved in FOLDER")
+    p.add_argument("--no-progress", action="store_true", help="plain log lines instead of a progress bar")
+    for f in dataclasses.fields(TrainConfig):
+        kind = {int: int, float: float}.get(type(f.default), str)
+        if f.name == "out":
+            kind = str
+        default = "none" if f.default is None else f.default
+        p.add_argument(
+            "--" + f.name.replace("_", "-"),
+            dest=f.name,
+            type=kind,
+            default=argparse.SUPPRESS,
+            metavar={int: "N", float: "X"}.get(kind, "NAME" if f.name != "text" else "PATH"),
+            help=f"{f.metadata.get('help', '')} (default: {default})",
+        )
+    p.set_defaults(run=run)
+
+
+def _config_from(args):
+    """Defaults < config file < command line; with --resume, the checkpoint's config first."""
+    from minigrad.train.config import TrainConfig, load_config_file
+
+    values = {}
+    if args.resume:
+        values.update(_checkpoint_config(args.resume))
+        values["out"] = str(pathlib.Path(args.resume))
+    if args.config:
+        values.update(load_config_file(args.config))
+    given = {f.name for f in dataclasses.fields(TrainConfig)} & set(vars(args))
+    values.update({name: getattr(args, name) for name in given})
+    if values.get("text") and "task" not in values:
+        values["task"] = "text"
+    return TrainConfig.from_dict(values).validate()
+
+
+def _checkpoint_config(folder) -> dict:
+    import minigrad as mg
+    from minigrad.train.runlog import RunFolder
+
+    run_folder = RunFolder(folder)
+    if not run_folder.checkpoint.is_file():
+        raise CLIError(f"--resume {folder}: no checkpoint.npz in that folder")
+    try:
+        return dict(mg.load(run_folder.checkpoint)["config"])
+    except (OSError, ValueError, KeyError) as e:
+        raise CLIError(f"--resume {folder}: cannot read the checkpoint: {e}") from None
+
+
+class _StopFlag:
+    """Ctrl-C asks the loop to stop after the current step (a second Ctrl-C stops at once)."""
+
+    def __init__(self):
+        self.requested = False
+        self._previous = None
+
+    def __enter__(self):
+        def handler(signum, frame):
+            if self.requested:
+                raise KeyboardInterrupt
+            self.requested = True
+
+        try:
+            self._previous = signal.signal(signal.SIGINT, handler)
+        except ValueError:  # not the main thread: leave Ctrl-C alone
+            self._previous = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+def _progress(total: int, initial: int, disable: bool):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True, disable=disable)
+
+
+def _eval_line(step: int, metrics: dict) -> str:
+    parts = [f"step {step:>6d}"]
+    if "accuracy" in metrics:
+        parts.append(f"held-out exact match {100 * metrics['accuracy']:6.2f}%")
+    parts.append(f"held-out loss {metrics['val_loss']:.4f}")
+    if "bits_per_char" in metrics:
+        parts.append(f"bits/char {metrics['bits_per_char']:.3f}")
+    return " | ".join(parts)
+
+
+def run(args) -> int:
+    from minigrad.train.runlog import RunFolder, plot_loss
+    from minigrad.train.trainer import Trainer
+
+    config = _config_from(args)
+    if config.out is None:
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        config.out = str(pathlib.Path("runs") / f"{config.task}-{stamp}")
+    folder = RunFolder(config.out)
+
+    if args.resume:
+        trainer = Trainer.from_checkpoint(folder.checkpoint, config)
+        folder.create(config.to_dict())
+        folder.start_log(resume_step=trainer.step)
+        note = f"resuming from step {trainer.step} of {config.steps}"
+    else:
+        trainer = Trainer(config)
+        folder.create(config.to_dict())
+        folder.start_log()
+        note = "starting"
+    n_params = sum(p.data.size for p in trainer.model.parameters())
+    print(
+        f"minigrad train: {note} | task {config.task} | {config.n_layers} layers, d_model "
+        f"{config.d_model}, {config.n_heads} heads, {config.norm_placement}-{config.norm}norm | "
+        f"{n_params:,} parameters | output: {folder.path}",
+        flush=True,
+    )
+
+    out = sys.stdout
+    bar = _progress(config.steps, trainer.step, disable=args.no_progress)
+    write = bar.write if bar is not None else (lambda line: print(line, file=out, flush=True))
+    started = time.perf_counter()
+    metrics = None
+    with _StopFlag() as stop:
+        while not trainer.done:
+            m = trainer.train_step()
+            step = trainer.step
+            row = dict(m)
+            if step % config.eval_interval == 0 or trainer.done:
+                metrics = trainer.evaluate()
+                row.update(metrics)
+                write(_eval_line(step, metrics))
+            if step % config.log_interval == 0 or "val_loss" in row:
+                folder.append(row)
+            if bar is not None:
+                bar.set_postfix(
+                    loss=f"{m['loss']:.4f}", lr=f"{m['lr']:.2e}", tok_s=f"{m['tokens_per_sec']:,.0f}",
+                    refresh=False,
+                )
+                bar.update(1)
+            elif step % config.log_interval == 0:
+                write(f"step {step:>6d} | loss {m['loss']:.4f} | lr {m['lr']:.2e} | {m['tokens_per_sec']:,.0f} tok/s")
+            if step % config.checkpoint_interval == 0 or trainer.done:
+                trainer.save(folder.checkpoint)
+            if stop.requested:
+                trainer.save(folder.checkpoint)
+                if bar is not None:
+                    bar.close()
+                print(
+                    f"\ninterrupted at step {step}: checkpoint saved to {folder.checkpoint}\n"
+                    f"resume with: python -m minigrad train --resume {folder.path}",
+                    flush=True,
+                )
+                plot_loss(folder)
+                return 130
+    if bar is not None:
+        bar.close()
+    elapsed = time.perf_counter() - started
+    plotted = plot_loss(folder)
+
+    print(f"\ntrained {config.steps} steps in {elapsed:.1f} s")
+    if metrics is None:  # resumed a finished run
+        metrics = trainer.evaluate()
+    if trainer.task.kind == "text":
+        print(f"held-out loss {metrics['val_loss']:.4f} nats/char = {metrics['bits_per_char']:.3f} bits/char")
+        sample = trainer.sample_text(trainer.task.decode(trainer.task.val_data[:32]), 200)
+        print("sample:\n" + sample)
+    else:
+        print(
+            f"held-out exact-match accuracy: {100 * metrics['accuracy']:.2f}% "
+            f"of {metrics['n_examples']} examples never seen in training"
+        )
+        _show_examples(trainer)
+    print(f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{', loss.png' if plotted else ''})")
+    if not plotted:
+        print("note: install matplotlib (pip install -e '.[train]') to get the loss plot loss.png")
+    return 0
+
+
+def _show_examples(trainer, n: int = 3) -> None:
+    task = trainer.task
+    for seq in task.heldout[:n]:
+        prompt = seq[: task.prompt_len]
+        answer = trainer.model.generate(prompt, task.answer_len, temperature=0.0)[task.prompt_len :]
+        truth = task.decode_answer(seq[task.prompt_len :])
+        got = task.decode_answer(answer)
+        shown = " ".join(task.itos[int(t)] for t in prompt)
+        print(f"  {shown} {got}   {'ok' if got == truth else 'expected ' + truth}")

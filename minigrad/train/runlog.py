@@ -1,0 +1,95 @@
+"""A run's output folder: the config, a CSV log of every logged step, the loss plot."""
+
+from __future__ import annotations
+
+import csv
+import json
+import pathlib
+
+COLUMNS = ("step", "loss", "lr", "grad_norm", "tokens_per_sec", "val_loss", "accuracy", "bits_per_char")
+
+
+class RunFolder:
+    """The files of one training run, all inside ``path``.
+
+    - ``config.json``: the configuration used;
+    - ``log.csv``: one row per logged step (evaluation columns filled at evaluations);
+    - ``checkpoint.npz``: the latest checkpoint (``mg.save``);
+    - ``loss.png``: the loss curve (when matplotlib is installed).
+    """
+
+    def __init__(self, path):
+        self.path = pathlib.Path(path)
+        self.config = self.path / "config.json"
+        self.log = self.path / "log.csv"
+        self.checkpoint = self.path / "checkpoint.npz"
+        self.plot = self.path / "loss.png"
+
+    def create(self, config: dict) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.config.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+
+    def start_log(self, resume_step: int | None = None) -> None:
+        """Start the log, or, when resuming, keep only the rows up to the checkpoint's step."""
+        rows = self.read_log() if resume_step is not None and self.log.exists() else []
+        rows = [r for r in rows if int(r["step"]) <= (resume_step or 0)]
+        with self.log.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def append(self, row: dict) -> None:
+        with self.log.open("a", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+            writer.writerow({k: _fmt(row.get(k)) for k in COLUMNS})
+
+    def read_log(self) -> list[dict]:
+        with self.log.open(newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+
+
+def _fmt(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def plot_loss(folder: RunFolder) -> bool:
+    """Draw ``loss.png`` from ``log.csv``; False when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = folder.read_log()
+    steps = [int(r["step"]) for r in rows if r["loss"]]
+    loss = [float(r["loss"]) for r in rows if r["loss"]]
+    val = [(int(r["step"]), float(r["val_loss"])) for r in rows if r["val_loss"]]
+    acc = [(int(r["step"]), float(r["accuracy"])) for r in rows if r["accuracy"]]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(steps, loss, label="training loss", color="#2563eb", linewidth=1)
+    if val:
+        ax.plot(*zip(*val), "o-", label="held-out loss", color="#dc2626", markersize=3)
+    ax.set_yscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel("cross-entropy (nats / token)")
+    ax.grid(True, alpha=0.3)
+    if acc:
+        ax2 = ax.twinx()
+        ax2.plot(*zip(*acc), "s--", label="held-out exact match", color="#16a34a", markersize=3)
+        ax2.set_ylabel("exact-match accuracy")
+        ax2.set_ylim(0, 1.02)
+        lines = ax.get_legend_handles_labels()
+        lines2 = ax2.get_legend_handles_labels()
+        ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], loc="center right")
+    else:
+        ax.legend(loc="upper right")
+    ax.set_title(f"minigrad: {folder.path.name}")
+    fig.tight_layout()
+    fig.savefig(folder.plot, dpi=120)
+    plt.close(fig)
+    return True
