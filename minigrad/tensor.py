@@ -810,8 +810,11 @@ def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
     """
     if isinstance(scalar, np.generic):
         scalar = scalar.item()
-    if t.data.dtype.kind in "iub" and (to_float or isinstance(scalar, float)):
+    kind = t.data.dtype.kind
+    if kind in "iub" and (to_float or isinstance(scalar, float)):
         t = t.to(dtypes.default_float)
+    elif kind == "b" and not isinstance(scalar, bool):  # bool tensor + 2 -> int64
+        t = t.to(dtypes.int64)
     return t, scalar
 
 

@@ -327,19 +327,24 @@ def common_dtype(dtypes) -> np.dtype:
     return np.result_type(*(floats or dtypes))
 
 
+#: PyTorch's dtype categories: a higher category wins whatever the sizes.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
 def promote(a, b):
     """Cast two tensors to a common dtype, with PyTorch's rules.
 
-    A float beats an integer or bool whatever its size (int64 + float32 -> float32,
-    where NumPy would give float64), and a 0-dim tensor does not widen a dimensioned
-    tensor of the same kind (float32 tensor * float64 scalar tensor -> float32).
+    A higher category (bool < integer < float) wins whatever its size (int64 + float32
+    -> float32, where NumPy would give float64; bool + int64 0-d tensor -> int64), and
+    within a category a 0-dim tensor does not widen a dimensioned tensor
+    (float32 tensor * float64 0-dim tensor -> float32).
     """
     da, db = a.data.dtype, b.data.dtype
     if da is db or da == db:
         return a, b
-    fa, fb = da.kind == "f", db.kind == "f"
-    if fa != fb:
-        target = da if fa else db
+    ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
+    if ca != cb:
+        target = da if ca > cb else db
     elif a.data.ndim == 0 and b.data.ndim > 0:
         target = db
     elif b.data.ndim == 0 and a.data.ndim > 0:

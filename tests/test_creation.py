@@ -1,0 +1,183 @@
+"""Tensor factories (minigrad/creation.py) and the seeded generator (minigrad/random.py)."""
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        (1.5, mg.float32),
+        ([1.0, 2.0], mg.float32),
+        ([1, 2.5], mg.float32),
+        (3, mg.int64),
+        ([[1, 2]], mg.int64),
+        (True, mg.bool),
+        ([True, False], mg.bool),
+        (np.array([1.0, 2.0]), mg.float64),  # arrays keep their dtype
+        (np.array([1, 2], dtype=np.int32), mg.int32),
+        (np.float64(2.0), mg.float64),
+    ],
+)
+def test_tensor_dtype_defaults_follow_torch(data, dtype, torch):
+    assert mg.tensor(data).dtype == dtype
+    assert str(dtype) == str(torch.tensor(data).dtype).replace("torch.", "")
+
+
+def test_tensor_copies_its_data_and_takes_a_dtype():
+    a = np.array([1.0, 2.0])
+    t = mg.tensor(a)
+    a[0] = 99.0
+    assert t.data[0] == 1.0
+    assert mg.tensor([1, 2], dtype=mg.float64).dtype == mg.float64
+    assert mg.tensor(mg.tensor([1.0, 2.0])).tolist() == [1.0, 2.0]
+
+
+def test_tensor_refuses_non_numeric_data():
+    with pytest.raises(TypeError, match="cannot make a tensor"):
+        mg.tensor("abc")
+    with pytest.raises(TypeError, match="cannot make a tensor"):
+        mg.tensor([object()])
+
+
+def test_requires_grad_only_for_floating_point():
+    assert mg.tensor([1.0], requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        mg.tensor([1, 2], requires_grad=True)
+    with pytest.raises(RuntimeError, match="floating point"):
+        mg.zeros(2, dtype=mg.int64, requires_grad=True)
+
+
+def test_from_numpy_shares_memory():
+    a = np.zeros(3)
+    t = mg.from_numpy(a)
+    a[1] = 5.0
+    assert t.data[1] == 5.0 and t.dtype == mg.float64
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        mg.from_numpy([1.0])
+
+
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty"])
+def test_filled_factories(name, torch):
+    for size_args in [(2, 3), ((2, 3),), ([4],), ((),)]:
+        t = getattr(mg, name)(*size_args)
+        ref = getattr(torch, name)(*size_args)
+        assert t.shape == tuple(ref.shape) and t.dtype == mg.float32
+        if name != "empty":
+            np.testing.assert_array_equal(t.data, ref.numpy())
+    t = getattr(mg, name)(2, dtype=mg.float64, requires_grad=True)
+    assert t.dtype == mg.float64 and t.requires_grad and t.is_leaf
+
+
+def test_full_infers_dtype_from_the_value(torch):
+    for value in (1.5, 3, True):
+        t = mg.full((2, 2), value)
+        ref = torch.full((2, 2), value)
+        assert str(t.dtype) == str(ref.dtype).replace("torch.", "")
+        np.testing.assert_array_equal(t.data, ref.numpy())
+    assert mg.full(3, 2.0, dtype=mg.float64).dtype == mg.float64
+
+
+def test_like_factories():
+    x = mg.tensor(np.ones((2, 3)))
+    assert mg.zeros_like(x).dtype == mg.float64 and not mg.zeros_like(x).data.any()
+    assert mg.ones_like(x, dtype=mg.float32).dtype == mg.float32
+    assert mg.full_like(x, 7.0).data.mean() == 7.0
+    assert mg.ones_like(x, requires_grad=True).requires_grad
+    i = mg.tensor([1, 2])
+    assert mg.zeros_like(i).dtype == mg.int64
+
+
+@pytest.mark.parametrize(
+    "args, kwargs",
+    [
+        ((5,), {}),
+        ((1, 5), {}),
+        ((0, 1, 0.25), {}),
+        ((1, 2.5, 0.5), {}),
+        ((5.0,), {}),
+        ((5, 0, -1), {}),
+        ((5,), {"dtype": mg.float64}),
+    ],  # fmt: skip
+)
+def test_arange_matches_torch(args, kwargs, torch):
+    t = mg.arange(*args, **kwargs)
+    torch_kwargs = {"dtype": torch.float64} if kwargs else {}
+    ref = torch.arange(*args, **torch_kwargs)
+    assert str(t.dtype) == str(ref.dtype).replace("torch.", "")
+    np.testing.assert_allclose(t.data, ref.numpy())
+
+
+def test_arange_zero_step_raises():
+    with pytest.raises(ValueError, match="step"):
+        mg.arange(0, 5, 0)
+
+
+def test_linspace_matches_torch(torch):
+    np.testing.assert_allclose(mg.linspace(0, 1, 5).data, torch.linspace(0, 1, 5).numpy())
+    assert mg.linspace(-1, 1, 3).dtype == mg.float32
+
+
+def test_bad_sizes_raise():
+    with pytest.raises(ValueError, match="size"):
+        mg.zeros(2, -3)
+    with pytest.raises(ValueError, match="size"):
+        mg.ones(2.5)
+
+
+# ------------------------------------------------------------------------------ random
+@pytest.mark.parametrize("name", ["randn", "rand"])
+def test_random_factories_are_seeded(name):
+    mg.manual_seed(3)
+    a = getattr(mg, name)(4, 5)
+    mg.manual_seed(3)
+    b = getattr(mg, name)(4, 5)
+    c = getattr(mg, name)(4, 5)
+    np.testing.assert_array_equal(a.data, b.data)
+    assert not np.array_equal(b.data, c.data)
+    assert a.dtype == mg.float32 and a.shape == (4, 5)
+    assert getattr(mg, name)(3, dtype=mg.float64, requires_grad=True).requires_grad
+
+
+def test_random_distributions_are_plausible():
+    x = mg.randn(20000, dtype=mg.float64).data
+    assert abs(x.mean()) < 0.05 and abs(x.std() - 1.0) < 0.05
+    u = mg.rand(20000).data
+    assert u.min() >= 0.0 and u.max() < 1.0 and abs(u.mean() - 0.5) < 0.02
+
+
+def test_randint_and_randperm():
+    r = mg.randint(3, 7, (100,))
+    assert r.dtype == mg.int64 and r.shape == (100,)
+    assert r.data.min() >= 3 and r.data.max() < 7
+    assert mg.randint(5, size=(2, 2)).data.max() < 5
+    p = mg.randperm(10)
+    assert p.dtype == mg.int64 and sorted(p.tolist()) == list(range(10))
+
+
+def test_rng_state_round_trip():
+    mg.manual_seed(11)
+    mg.randn(3)
+    state = mg.get_rng_state()
+    a = mg.randn(5)
+    mg.randn(7)
+    mg.set_rng_state(state)
+    np.testing.assert_array_equal(mg.randn(5).data, a.data)
+
+
+def test_explicit_generator_is_used():
+    gen = np.random.default_rng(5)
+    a = mg.randn(3, generator=gen)
+    b = mg.randn(3, generator=np.random.default_rng(5))
+    np.testing.assert_array_equal(a.data, b.data)
+
+
+def test_manual_seed_rejects_bad_seeds():
+    with pytest.raises(ValueError, match="seed"):
+        mg.manual_seed(-1)
+    with pytest.raises(ValueError, match="seed"):
+        mg.manual_seed(1.5)
+    with pytest.raises(ValueError, match="PCG64"):
+        mg.set_rng_state({"bit_generator": "MT19937"})
