@@ -1,0 +1,96 @@
+"""GroupNorm kernels on a C-contiguous ``[rows, cg, s]`` view of an ``[N, C, *]`` input.
+
+Row ``i`` is group ``g = i % G`` of example ``i // G``: its ``cg = C / G`` channels times
+``s`` positions (the product of the trailing dims, 1 for an ``[N, C]`` input), all
+contiguous. Channel ``c`` of row ``i`` is ``(i % G) * cg + c`` in the affine parameters.
+
+    mean_i, rstd_i over the row's cg * s numbers      y = (x - mean_i) rstd_i w_ch + b_ch
+
+Backward, with xhat = (x - mean_i) rstd_i, g = dy w_ch and K = cg * s:
+
+    dx = rstd_i (g - (1/K) sum_row g - xhat (1/K) sum_row g xhat)
+    dw_ch = sum over examples and positions of dy xhat        db_ch = sum of dy
+
+The statistics, the chunked float64 sums and the fastmath choice are those of
+``layer_norm.py`` (see its notes). The backward first sums dy and dy * xhat per channel
+of the row (two running sums over its ``s`` positions), which gives both the row's
+sums (weighted by w_ch) and that chunk's share of dweight and dbias.
+"""
+
+import numba
+import numpy as np
+
+FASTMATH = {"reassoc", "contract"}
+
+
+@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
+    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
+    rows, cg, s = x.shape
+    n = cg * s
+    for i in numba.prange(rows):
+        flat = x[i].reshape(n)
+        total = 0.0
+        for j in range(n):
+            total += flat[j]
+        m0 = total / n
+        sum_d = 0.0
+        sum_d2 = 0.0
+        for j in range(n):
+            d = flat[j] - m0
+            sum_d += d
+            sum_d2 += d * d
+        mean_d = sum_d / n
+        var = max(sum_d2 / n - mean_d * mean_d, 0.0)
+        mean[i] = m0 + mean_d
+        rstd[i] = 1.0 / np.sqrt(var + eps)
+        m = mean[i]  # read back in x's dtype
+        r = rstd[i]
+        first = (i % groups) * cg
+        for c in range(cg):
+            scale = r * weight[first + c]
+            shift = bias[first + c]
+            for p in range(s):
+                y[i, c, p] = (x[i, c, p] - m) * scale + shift
+
+
+@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+def group_norm_backward(
+    dy, x, weight, groups, mean, rstd, rows_per_chunk, dx, dw_part, db_part, need_dx
+):
+    """Write ``dx`` ([rows, cg, s], if ``need_dx``) and per-chunk sums ``dw_part``,
+    ``db_part`` ([chunks, C], float64); chunk k covers rows [k * rows_per_chunk, ...)."""
+    rows, cg, s = x.shape
+    n = cg * s
+    chunks, channels = dw_part.shape
+    for k in numba.prange(chunks):
+        dw = dw_part[k]
+        db = db_part[k]
+        for c in range(channels):
+            dw[c] = 0.0
+            db[c] = 0.0
+        for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
+            m = mean[i]
+            r = rstd[i]
+            first = (i % groups) * cg
+            sum_g = 0.0
+            sum_g_xhat = 0.0
+            for c in range(cg):
+                sum_dy = 0.0
+                sum_dy_xhat = 0.0
+                for p in range(s):
+                    sum_dy += dy[i, c, p]
+                    sum_dy_xhat += dy[i, c, p] * (x[i, c, p] - m) * r
+                w = weight[first + c]
+                sum_g += w * sum_dy
+                sum_g_xhat += w * sum_dy_xhat
+                dw[first + c] += sum_dy_xhat
+                db[first + c] += sum_dy
+            if need_dx:
+                c1 = x.dtype.type(sum_g / n)
+                c2 = x.dtype.type(sum_g_xhat / n)
+                for c in range(cg):
+                    w = weight[first + c]
+                    for p in range(s):
+                        xhat = (x[i, c, p] - m) * r
+                        dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)

@@ -1,0 +1,304 @@
+"""Fused normalization: thin wrappers that hand C-contiguous arrays to the Numba kernels.
+
+Same functions and signatures as ``reference.py`` (on NumPy arrays), so the autograd
+Functions in ``functions.py`` use either. Each wrapper views the input as the 2-D or
+3-D layout its kernel loops over (a reshape, no copy for a C-contiguous input),
+supplies ones / zeros for an absent weight / bias, allocates the outputs and reduces
+the kernel's per-chunk float64 partial sums for dweight / dbias in a fixed order.
+
+The kernel modules import numba, so they are imported here on first use, never at
+``import minigrad`` (see ``minigrad/kernels/__init__.py``). Inputs that are neither
+float32 nor float64 (float16), and empty inputs, go to the reference implementation.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from minigrad.nn.norms import reference
+
+__all__ = [
+    "batch_norm_backward",
+    "batch_norm_forward",
+    "group_norm_backward",
+    "group_norm_forward",
+    "layer_norm_backward",
+    "layer_norm_forward",
+    "rms_norm_backward",
+    "rms_norm_forward",
+]
+
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+#: The reductions over rows are cut into at most this many chunks, fixed by the shape
+#: alone (never by the thread count), which makes dweight / dbias bit-identical from run
+#: to run and on any number of threads. 32 chunks keep 2-16 threads busy.
+MAX_CHUNKS = 32
+
+
+def _kernels(name: str):
+    """The kernel module ``minigrad.kernels.<name>`` (imports numba on first use)."""
+    import importlib
+
+    return importlib.import_module(f"minigrad.kernels.{name}")
+
+
+def _use_kernels(x: np.ndarray) -> bool:
+    return x.dtype in _KERNEL_DTYPES and x.size > 0
+
+
+def _chunks(rows: int) -> tuple[int, int]:
+    """``(rows_per_chunk, chunks)``: a fixed partition of ``rows`` for the reductions."""
+    per = max(1, -(-rows // MAX_CHUNKS))
+    return per, -(-rows // per)
+
+
+@functools.lru_cache(maxsize=64)
+def _filled(n: int, dtype: np.dtype, value: float) -> np.ndarray:
+    """A read-only vector of ``n`` copies of ``value``: the weight or bias of a norm without one."""
+    a = np.full(n, value, dtype=dtype)
+    a.flags.writeable = False
+    return a
+
+
+def _vector(param, n: int, dtype: np.dtype, default: float) -> np.ndarray:
+    """A parameter as a contiguous [n] vector of ``dtype`` (``default`` everywhere if None)."""
+    if param is None:
+        return _filled(n, dtype, default)
+    return np.ascontiguousarray(param, dtype=dtype).reshape(n)
+
+
+def _contiguous(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``a`` as a C-contiguous array of ``dtype``; no copy when it already is one."""
+    return np.ascontiguousarray(a, dtype=dtype)
+
+
+def _empty_like_rows(need: bool, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """The output for dx, or a 0-size stand-in of the same rank when dx is not needed."""
+    return np.empty(shape if need else (0,) * len(shape), dtype=dtype)
+
+
+# ---------------------------------------------------------------------------- LayerNorm
+def layer_norm_forward(x, weight, bias, normalized_ndim: int, eps: float):
+    if not _use_kernels(x):
+        return reference.layer_norm_forward(x, weight, bias, normalized_ndim, eps)
+    lead = x.shape[: x.ndim - normalized_ndim]
+    rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
+    x2 = _contiguous(x, x.dtype).reshape(rows, n)
+    y = np.empty((rows, n), dtype=x.dtype)
+    mean = np.empty(rows, dtype=x.dtype)
+    rstd = np.empty(rows, dtype=x.dtype)
+    _kernels("layer_norm").layer_norm_forward(
+        x2, _vector(weight, n, x.dtype, 1.0), _vector(bias, n, x.dtype, 0.0), eps, y, mean, rstd
+    )
+    keep = lead + (1,) * normalized_ndim
+    return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
+
+
+def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
+    if not _use_kernels(x):
+        return reference.layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim, need_dx)
+    norm_shape = x.shape[x.ndim - normalized_ndim :]
+    n = math.prod(norm_shape)
+    rows = x.size // n
+    per, chunks = _chunks(rows)
+    dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
+    dw_part = np.empty((chunks, n))
+    db_part = np.empty((chunks, n))
+    _kernels("layer_norm").layer_norm_backward(
+        _contiguous(dy, x.dtype).reshape(rows, n),
+        _contiguous(x, x.dtype).reshape(rows, n),
+        _vector(weight, n, x.dtype, 1.0),
+        mean.reshape(rows),
+        rstd.reshape(rows),
+        per,
+        dx,
+        dw_part,
+        db_part,
+        need_dx,
+    )
+    dweight = None if weight is None else dw_part.sum(0).astype(x.dtype).reshape(norm_shape)
+    dbias = db_part.sum(0).astype(x.dtype).reshape(norm_shape)
+    return (dx.reshape(x.shape) if need_dx else None), dweight, dbias
+
+
+# ------------------------------------------------------------------------------ RMSNorm
+def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
+    if not _use_kernels(x):
+        return reference.rms_norm_forward(x, weight, normalized_ndim, eps)
+    lead = x.shape[: x.ndim - normalized_ndim]
+    rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
+    y = np.empty((rows, n), dtype=x.dtype)
+    rstd = np.empty(rows, dtype=x.dtype)
+    _kernels("rms_norm").rms_norm_forward(
+        _contiguous(x, x.dtype).reshape(rows, n), _vector(weight, n, x.dtype, 1.0), eps, y, rstd
+    )
+    return y.reshape(x.shape), None, rstd.reshape(lead + (1,) * normalized_ndim)
+
+
+def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
+    if not _use_kernels(x):
+        return reference.rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim, need_dx)
+    norm_shape = x.shape[x.ndim - normalized_ndim :]
+    n = math.prod(norm_shape)
+    rows = x.size // n
+    per, chunks = _chunks(rows)
+    dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
+    dw_part = np.empty((chunks, n))
+    _kernels("rms_norm").rms_norm_backward(
+        _contiguous(dy, x.dtype).reshape(rows, n),
+        _contiguous(x, x.dtype).reshape(rows, n),
+        _vector(weight, n, x.dtype, 1.0),
+        rstd.reshape(rows),
+        per,
+        dx,
+        dw_part,
+        need_dx,
+    )
+    dweight = None if weight is None else dw_part.sum(0).astype(x.dtype).reshape(norm_shape)
+    return (dx.reshape(x.shape) if need_dx else None), dweight, None
+
+
+# ---------------------------------------------------------------------------- BatchNorm
+def _as_ncl(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """[N, C, *] -> the C-contiguous [N, C, L] view the kernels loop over."""
+    return _contiguous(a, dtype).reshape(a.shape[0], a.shape[1], -1)
+
+
+def _merge_chunks(mean_part, m2_part, per: int, n: int, length: int):
+    """Combine per-chunk (mean, M2) into the batch's mean and biased variance, in
+    chunk order: ``M2 = sum_k M2_k + n_k (mean_k - mean)^2`` (Chan et al.)."""
+    chunks = mean_part.shape[0]
+    counts = (np.minimum(per, n - per * np.arange(chunks)) * length).astype(np.float64)
+    total = n * length
+    mean = (counts[:, None] * mean_part).sum(0) / total
+    m2 = (m2_part + counts[:, None] * (mean_part - mean) ** 2).sum(0)
+    return mean, m2 / total
+
+
+def batch_norm_forward(x, weight, bias, running_mean, running_var, training: bool, eps: float):
+    if not _use_kernels(x) or x.ndim < 2:
+        return reference.batch_norm_forward(
+            x, weight, bias, running_mean, running_var, training, eps
+        )
+    k = _kernels("batch_norm")
+    x3 = _as_ncl(x, x.dtype)
+    n, c, length = x3.shape
+    if training:
+        per, chunks = _chunks(n)
+        mean_part = np.empty((chunks, c))
+        m2_part = np.empty((chunks, c))
+        k.batch_norm_stats(x3, per, mean_part, m2_part)
+        mean, var = _merge_chunks(mean_part, m2_part, per, n, length)
+    else:
+        mean = np.asarray(running_mean, dtype=np.float64)
+        var = np.asarray(running_var, dtype=np.float64)
+    rstd = 1.0 / np.sqrt(var + eps)
+    w = np.ones(c) if weight is None else weight.astype(np.float64)
+    b = np.zeros(c) if bias is None else bias
+    y = np.empty_like(x3)
+    k.batch_norm_apply(
+        x3,
+        mean.astype(x.dtype),
+        (rstd * w).astype(x.dtype),
+        np.ascontiguousarray(b, dtype=x.dtype),
+        y,
+    )
+    keep = (1, c) + (1,) * (x.ndim - 2)
+    dt = x.dtype
+    return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
+
+
+def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
+    if not _use_kernels(x) or x.ndim < 2:
+        return reference.batch_norm_backward(dy, x, weight, mean, rstd, training, need_dx)
+    k = _kernels("batch_norm")
+    x3 = _as_ncl(x, x.dtype)
+    dy3 = _as_ncl(dy, x.dtype)
+    n, c, length = x3.shape
+    mean_c = np.ascontiguousarray(mean.reshape(c))
+    r = rstd.reshape(c).astype(np.float64)
+    dweight = dbias = None
+    if training or weight is not None:
+        per, chunks = _chunks(n)
+        sum_dy_part = np.empty((chunks, c))
+        sum_dy_xmu_part = np.empty((chunks, c))
+        k.batch_norm_backward_sums(dy3, x3, mean_c, per, sum_dy_part, sum_dy_xmu_part)
+        sum_dy = sum_dy_part.sum(0)
+        sum_dy_xmu = sum_dy_xmu_part.sum(0)
+        dweight = (sum_dy_xmu * r).astype(x.dtype)
+        dbias = sum_dy.astype(x.dtype)
+        if weight is None:
+            dweight = None
+    dx = None
+    if need_dx:
+        # dx = w r (dy - sum(dy) / m - xhat sum(dy xhat) / m), with xhat = (x - mean) r and
+        # m = N * L values per channel, as a dy + b (x - mean) + d per channel.
+        w = np.ones(c) if weight is None else weight.astype(np.float64)
+        a = w * r
+        if training:
+            m = n * length
+            b = -w * r**3 * sum_dy_xmu / m
+            d = -a * sum_dy / m
+        else:
+            b = d = np.zeros(c)
+        dx = np.empty_like(x3)
+        dt = x.dtype
+        k.batch_norm_backward_input(dy3, x3, mean_c, a.astype(dt), b.astype(dt), d.astype(dt), dx)
+        dx = dx.reshape(x.shape)
+    return dx, dweight, dbias
+
+
+# ---------------------------------------------------------------------------- GroupNorm
+def group_norm_forward(x, weight, bias, num_groups: int, eps: float):
+    if not _use_kernels(x):
+        return reference.group_norm_forward(x, weight, bias, num_groups, eps)
+    n, c = x.shape[0], x.shape[1]
+    rows, cg = n * num_groups, c // num_groups
+    x3 = _contiguous(x, x.dtype).reshape(rows, cg, -1)
+    y = np.empty_like(x3)
+    mean = np.empty(rows, dtype=x.dtype)
+    rstd = np.empty(rows, dtype=x.dtype)
+    _kernels("group_norm").group_norm_forward(
+        x3,
+        _vector(weight, c, x.dtype, 1.0),
+        _vector(bias, c, x.dtype, 0.0),
+        num_groups,
+        eps,
+        y,
+        mean,
+        rstd,
+    )
+    keep = (n, num_groups, 1)
+    return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
+
+
+def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
+    if not _use_kernels(x):
+        return reference.group_norm_backward(dy, x, weight, mean, rstd, num_groups, need_dx)
+    n, c = x.shape[0], x.shape[1]
+    rows, cg = n * num_groups, c // num_groups
+    x3 = _contiguous(x, x.dtype).reshape(rows, cg, -1)
+    per, chunks = _chunks(rows)
+    dx = _empty_like_rows(need_dx, x3.shape, x.dtype)
+    dw_part = np.empty((chunks, c))
+    db_part = np.empty((chunks, c))
+    _kernels("group_norm").group_norm_backward(
+        _contiguous(dy, x.dtype).reshape(x3.shape),
+        x3,
+        _vector(weight, c, x.dtype, 1.0),
+        num_groups,
+        mean.reshape(rows),
+        rstd.reshape(rows),
+        per,
+        dx,
+        dw_part,
+        db_part,
+        need_dx,
+    )
+    dweight = None if weight is None else dw_part.sum(0).astype(x.dtype)
+    dbias = db_part.sum(0).astype(x.dtype)
+    return (dx.reshape(x.shape) if need_dx else None), dweight, dbias
