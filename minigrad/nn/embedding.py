@@ -1,3 +1,77 @@
-"""(in progress)"""
+"""``Embedding``: a lookup table of learned vectors, one row per index."""
 
-__all__ = []
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad import dtypes, no_grad
+from minigrad.nn import init
+from minigrad.nn.functional.linear import embedding
+from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
+from minigrad.tensor import Tensor
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """``out[...] = weight[input[...]]``: row ``i`` of ``weight`` is the vector of index ``i``.
+
+    Args:
+        num_embeddings: number of rows (the vocabulary size).
+        embedding_dim: size of each vector.
+        padding_idx: if given, that row starts at zero and its gradient is always zero,
+            so it stays a fixed "padding" vector (negative values count from the end).
+        dtype: parameter dtype (default float32).
+
+    Attributes:
+        weight: ``(num_embeddings, embedding_dim)``, initialised from ``N(0, 1)``.
+
+    Shape:
+        input: integer indices, any shape -> output ``input.shape + (embedding_dim,)``.
+
+    Example::
+
+        >>> emb = nn.Embedding(10, 3, padding_idx=0)
+        >>> emb(mg.tensor([[0, 2, 4]])).shape
+        (1, 3, 3)
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.num_embeddings = int(num_embeddings)
+        self.embedding_dim = int(embedding_dim)
+        if padding_idx is not None:
+            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
+                raise ValueError(
+                    f"Embedding: padding_idx {padding_idx} must be within num_embeddings "
+                    f"({self.num_embeddings})"
+                )
+            padding_idx = padding_idx % self.num_embeddings
+        self.padding_idx = padding_idx
+        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        self.weight = Parameter(np.empty((self.num_embeddings, self.embedding_dim), dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """weight ~ N(0, 1), with the padding row (if any) set to zero."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight.data[self.padding_idx] = 0
+
+    def forward(self, input) -> Tensor:  # noqa: A002
+        return embedding(input, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        return s

@@ -1,3 +1,216 @@
-"""(in progress)"""
+"""Activation functions: ``relu``, ``gelu``, ``silu``, ``tanh``, ``sigmoid``,
+``softmax``, ``log_softmax`` (and ``erf``, which exact GELU is built on).
 
-__all__ = []
+``gelu`` and ``silu`` are fused ``Function``s: one Numba pass
+(``minigrad/kernels/activation.py``) writes the output and, when a gradient will be
+needed, the derivative ``dy/dx`` beside it, so the backward pass is a single product
+``dx = dy * dy/dx``. When the backward itself is being recorded (``create_graph=True``)
+the derivative is rebuilt from ``x`` with differentiable Tensor operations instead, so
+second derivatives are exact.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.tensor import Tensor, as_tensor
+
+__all__ = [
+    "relu",
+    "gelu",
+    "silu",
+    "tanh",
+    "sigmoid",
+    "softmax",
+    "log_softmax",
+    "erf",
+    "leaky_relu",
+]
+
+
+def _const(array: np.ndarray) -> Tensor:
+    return Tensor._make(array, False, None)
+
+
+def _check_float(name: str, x: Tensor) -> Tensor:
+    if not isinstance(x, Tensor):
+        x = as_tensor(x)
+    if x.data.dtype.kind != "f":
+        raise TypeError(f"{name}: expected a floating-point input, got dtype {x.data.dtype}")
+    return x
+
+
+def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
+    """Run a kernel of ``minigrad.kernels.activation`` over ``x`` (any shape).
+
+    Returns ``y`` or ``(y, dy/dx)``, shaped and typed like ``x``. Kernels take float32
+    or float64; other float dtypes (float16) go through float32.
+    """
+    from minigrad.kernels import activation as K  # lazy: importing numba costs ~0.5 s
+
+    dtype = x.dtype
+    work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    flat = np.ascontiguousarray(x, dtype=work).reshape(-1)
+    out = np.empty_like(flat)
+    if with_derivative:
+        d = np.empty_like(flat)
+        getattr(K, kernel_name + "_fwd_bwd")(flat, out, d)
+        return out.reshape(x.shape).astype(dtype, copy=False), d.reshape(x.shape).astype(
+            dtype, copy=False
+        )
+    getattr(K, kernel_name + "_fwd")(flat, out)
+    return out.reshape(x.shape).astype(dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------- erf
+class Erf(Function):
+    """erf(x) = 2/sqrt(pi) int_0^x exp(-t^2) dt;  d erf(x)/dx = 2/sqrt(pi) exp(-x^2)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        from minigrad.kernels import activation as K
+
+        ctx.save_for_backward(x)
+        work = x.data.dtype if x.data.dtype in (np.float32, np.float64) else np.float32
+        flat = np.ascontiguousarray(x.data, dtype=work).reshape(-1)
+        out = np.empty_like(flat)
+        K.erf(flat, out)
+        return out.reshape(x.data.shape).astype(x.data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * ((x * x * -1.0).exp() * (2.0 / math.sqrt(math.pi)))
+
+
+def erf(input: Tensor) -> Tensor:  # noqa: A002  (PyTorch's argument name)
+    """The error function, elementwise (differentiable any number of times)."""
+    return Erf.apply(_check_float("erf", input))
+
+
+# ---------------------------------------------------------------------------- GELU
+def _gelu_derivative(x: Tensor, approximate: str) -> Tensor:
+    """dy/dx of GELU as differentiable Tensor operations (for create_graph)."""
+    if approximate == "none":
+        cdf = (Erf.apply(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5  # Phi(x)
+        pdf = (x * x * -0.5).exp() * (1.0 / math.sqrt(2.0 * math.pi))  # phi(x)
+        return cdf + x * pdf
+    k = math.sqrt(2.0 / math.pi)
+    t = ((x + x * x * x * 0.044715) * k).tanh()
+    du = (x * x * (3.0 * 0.044715) + 1.0) * k
+    return (t + 1.0) * 0.5 + x * (1.0 - t * t) * du * 0.5
+
+
+class Gelu(Function):
+    """y = x Phi(x) (``approximate='none'``) or its tanh approximation; see the module
+    docstring of ``minigrad.kernels.activation`` for the formulas."""
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        kernel = "gelu" if approximate == "none" else "gelu_tanh"
+        ctx.approximate = approximate
+        if not x.requires_grad:
+            return _pointwise(kernel, x.data, with_derivative=False)
+        y, dydx = _pointwise(kernel, x.data, with_derivative=True)
+        ctx.save_for_backward(x, _const(dydx))
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, dydx = ctx.saved_tensors
+        if not is_grad_enabled():  # plain backward: use the derivative from the forward
+            return g * dydx, None
+        return g * _gelu_derivative(x, ctx.approximate), None
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+    """Gaussian Error Linear Unit: ``x * Phi(x)``, Phi the standard normal CDF.
+
+    Args:
+        input: any shape, floating point.
+        approximate: ``'none'`` (exact, with erf) or ``'tanh'``
+            (``0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))``).
+
+    Example::
+
+        >>> F.gelu(mg.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.1587,  0.    ,  0.8413])
+    """
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return Gelu.apply(_check_float("gelu", input), approximate)
+
+
+# ---------------------------------------------------------------------------- SiLU
+class Silu(Function):
+    """y = x sigmoid(x);  dy/dx = s (1 + x (1 - s)) with s = sigmoid(x)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        if not x.requires_grad:
+            return _pointwise("silu", x.data, with_derivative=False)
+        y, dydx = _pointwise("silu", x.data, with_derivative=True)
+        ctx.save_for_backward(x, _const(dydx))
+        return y
+
+    @staticmethod
+    def backward(ctx, g):
+        x, dydx = ctx.saved_tensors
+        if not is_grad_enabled():  # plain backward: use the derivative from the forward
+            return g * dydx
+        s = x.sigmoid()
+        return g * (s * (x * (1.0 - s) + 1.0))
+
+
+def silu(input: Tensor) -> Tensor:  # noqa: A002
+    """Sigmoid Linear Unit (swish): ``x * sigmoid(x)``."""
+    return Silu.apply(_check_float("silu", input))
+
+
+# ---------------------------------------------------------------------------- the rest
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch. (``inplace`` is accepted
+    for PyTorch compatibility and ignored: minigrad never overwrites an input.)"""
+    return as_tensor(input).relu()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+    """``x`` for x > 0, ``negative_slope * x`` otherwise."""
+    x = _check_float("leaky_relu", input)
+    from minigrad.functions.indexing import Where
+
+    return Where.apply(x.data > 0, x, x * negative_slope)
+
+
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return as_tensor(input).tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """``1 / (1 + exp(-x))``, computed without overflow for any x."""
+    return as_tensor(input).sigmoid()
+
+
+def _dim_arg(name: str, dim, dtype, x: Tensor) -> Tensor:
+    if dim is None:
+        raise TypeError(f"{name}: the dimension to normalise over must be given (dim=...)")
+    return x if dtype is None else x.to(dtype)
+
+
+def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+    """``exp(x_i) / sum_j exp(x_j)`` along ``dim`` (stable: the max is subtracted first).
+
+    ``dtype``, if given, casts the input before the operation (as in PyTorch).
+    """
+    x = _dim_arg("softmax", dim, dtype, as_tensor(input))
+    return x.softmax(dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+    """``x_i - logsumexp(x)`` along ``dim``."""
+    x = _dim_arg("log_softmax", dim, dtype, as_tensor(input))
+    return x.log_softmax(dim)

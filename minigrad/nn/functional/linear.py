@@ -1,3 +1,205 @@
-"""(in progress)"""
+"""``linear``: y = x W^T + b, the affine map of ``nn.Linear``.
 
-__all__ = []
+One ``Function`` with one matrix product each way. The input's leading dimensions are
+folded into one (a view when the input is contiguous), so the product is a single
+BLAS call; ``W^T`` is a transposed view (no copy), and the bias is added in place
+into the fresh output.
+
+Backward, with ``x2`` the input as ``(N, in)`` and ``g2`` the output gradient as
+``(N, out)``:
+    dx = g2 @ W            (N, in)
+    dW = g2^T @ x2         (out, in)
+    db = sum_n g2[n]       (out,)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.tensor import Tensor, _shape_str, as_tensor
+
+__all__ = ["linear", "embedding", "one_hot"]
+
+
+class Linear(Function):
+    @staticmethod
+    def forward(ctx, x, weight, bias):
+        in_features = weight.data.shape[1]
+        x2 = x.data.reshape(-1, in_features)  # (N, in)
+        y = np.matmul(x2, weight.data.T)  # (N, out)
+        if bias is not None:
+            y += bias.data
+        ctx.save_for_backward(x, weight)
+        return y.reshape(x.data.shape[:-1] + (weight.data.shape[0],))
+
+    @staticmethod
+    def backward(ctx, g):
+        x, weight = ctx.saved_tensors
+        x_needs, w_needs, b_needs = ctx.needs_input_grad
+        out_features, in_features = weight.data.shape
+        g2 = g.reshape(-1, out_features)  # (N, out)
+        gx = gw = gb = None
+        if x_needs:
+            gx = (g2 @ weight).reshape(x.data.shape)  # (N, in) -> x's shape
+        if w_needs:
+            gw = g2.mT @ x.reshape(-1, in_features)  # (out, in)
+        if b_needs:
+            gb = g2.sum(0)  # (out,)
+        return gx, gw, gb
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+    """Affine map ``y = x W^T + b``.
+
+    Args:
+        input: ``(*, in_features)``.
+        weight: ``(out_features, in_features)``.
+        bias: ``(out_features,)`` or ``None``.
+
+    Shape:
+        output: ``(*, out_features)``.
+
+    Example::
+
+        >>> F.linear(mg.ones(2, 3), mg.ones(4, 3), mg.zeros(4)).shape
+        (2, 4)
+    """
+    x = as_tensor(input)
+    if weight.data.ndim != 2:
+        raise ValueError(
+            f"linear: weight must be 2-D (out_features, in_features), got shape "
+            f"{_shape_str(weight.data.shape)}"
+        )
+    out_features, in_features = weight.data.shape
+    if x.data.ndim == 0 or x.data.shape[-1] != in_features:
+        raise ValueError(
+            f"linear: expected input with last dimension {in_features} (weight shape "
+            f"{_shape_str(weight.data.shape)}), got input of shape {_shape_str(x.data.shape)}"
+        )
+    if bias is not None and bias.data.shape != (out_features,):
+        raise ValueError(
+            f"linear: bias must have shape [{out_features}], got {_shape_str(bias.data.shape)}"
+        )
+    if x.data.dtype != weight.data.dtype or (bias is not None and bias.data.dtype != x.data.dtype):
+        bias_dtype = "" if bias is None else f", bias {bias.data.dtype}"
+        raise TypeError(
+            f"linear: input and weights must have the same dtype, got input {x.data.dtype}, "
+            f"weight {weight.data.dtype}{bias_dtype} (convert the model with .double() / "
+            ".float(), or the input with .to(dtype))"
+        )
+    return Linear.apply(x, weight, bias)
+
+
+# ------------------------------------------------------------------ lookups
+# An embedding is a linear map applied to one-hot vectors: embedding(i, W) equals
+# one_hot(i) @ W, computed as a row lookup instead of a product.
+class Embedding(Function):
+    """out[..., :] = weight[idx[...], :]; the backward scatter-adds the gradient rows."""
+
+    @staticmethod
+    def forward(ctx, weight, idx, padding_idx):
+        ctx.idx, ctx.num_rows, ctx.padding_idx = idx, weight.data.shape[0], padding_idx
+        return np.take(weight.data, idx, axis=0)  # idx's shape + (dim,)
+
+    @staticmethod
+    def backward(ctx, g):
+        return EmbeddingBackward.apply(g, ctx.idx, ctx.num_rows, ctx.padding_idx), None, None
+
+
+class EmbeddingBackward(Function):
+    """dW = zeros(V, D) with each gradient row added at its index (repeats accumulate);
+    the ``padding_idx`` row stays zero. Linear in ``g``: its own backward is a lookup."""
+
+    @staticmethod
+    def forward(ctx, g, idx, num_rows, padding_idx):
+        from minigrad.kernels.embedding import scatter_add_rows  # lazy: numba
+
+        ctx.idx, ctx.padding_idx = idx, padding_idx
+        dim = g.data.shape[-1]
+        dtype = g.data.dtype
+        work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+        out = np.zeros((num_rows, dim), dtype=work)
+        flat_idx = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
+        rows = np.ascontiguousarray(g.data, dtype=work).reshape(-1, dim)
+        scatter_add_rows(flat_idx, rows, out)
+        if padding_idx is not None:
+            out[padding_idx] = 0
+        return out.astype(dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gg):
+        picked = Embedding.apply(gg, ctx.idx, None)
+        if ctx.padding_idx is not None:
+            keep = (ctx.idx != ctx.padding_idx)[..., None].astype(gg.data.dtype)
+            picked = picked * Tensor._make(keep, False, None)
+        return picked, None, None, None
+
+
+def _index_array(name: str, input) -> np.ndarray:
+    idx = input.data if isinstance(input, Tensor) else np.asarray(input)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{name}: indices must be an integer tensor, got dtype {idx.dtype}")
+    return idx
+
+
+def embedding(input, weight: Tensor, padding_idx: int | None = None) -> Tensor:  # noqa: A002
+    """Look up rows of ``weight``: ``out[...] = weight[input[...]]``.
+
+    Args:
+        input: integer indices, any shape, each in ``[0, num_embeddings)``.
+        weight: ``(num_embeddings, embedding_dim)``.
+        padding_idx: a row whose gradient is always zero (negative counts from the end).
+
+    Shape:
+        output: ``input.shape + (embedding_dim,)``.
+
+    Example::
+
+        >>> F.embedding(mg.tensor([[0, 2]]), mg.randn(5, 3)).shape
+        (1, 2, 3)
+    """
+    idx = _index_array("embedding", input)
+    if weight.data.ndim != 2:
+        raise ValueError(
+            f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
+            f"{_shape_str(weight.data.shape)}"
+        )
+    num_rows = weight.data.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= num_rows):
+        bad = idx.min() if idx.min() < 0 else idx.max()
+        raise IndexError(
+            f"embedding: index {int(bad)} is out of range for a weight with {num_rows} rows "
+            f"(valid indices are 0 to {num_rows - 1})"
+        )
+    if padding_idx is not None:
+        if not -num_rows <= padding_idx < num_rows:
+            raise ValueError(
+                f"embedding: padding_idx {padding_idx} must be within num_embeddings ({num_rows})"
+            )
+        padding_idx = padding_idx % num_rows
+    return Embedding.apply(weight, idx, padding_idx)
+
+
+def one_hot(tensor, num_classes: int = -1) -> Tensor:
+    """int64 one-hot encoding: ``out[..., c] = 1 if tensor[...] == c``.
+
+    Args:
+        tensor: integer class indices, any shape, non-negative.
+        num_classes: number of classes; -1 means ``max(tensor) + 1``.
+
+    Shape:
+        output: ``tensor.shape + (num_classes,)``.
+    """
+    idx = _index_array("one_hot", tensor)
+    if idx.size and idx.min() < 0:
+        raise ValueError(f"one_hot: class values must be non-negative, got {int(idx.min())}")
+    if num_classes == -1:
+        num_classes = int(idx.max()) + 1 if idx.size else 0
+    elif idx.size and idx.max() >= num_classes:
+        raise ValueError(
+            f"one_hot: class value {int(idx.max())} is out of range for num_classes={num_classes}"
+        )
+    out = np.zeros(idx.shape + (num_classes,), dtype=np.int64)
+    np.put_along_axis(out, idx[..., None].astype(np.int64), 1, axis=-1)
+    return Tensor._make(out, False, None)

@@ -1,0 +1,147 @@
+"""Activations: values and gradients against PyTorch (float32 and float64), gradcheck,
+second derivatives, erf against math.erf, modules and reprs."""
+
+import math
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+from minigrad.autograd import grad, gradcheck, gradgradcheck
+
+CASES = [
+    ("relu", lambda F_, x: F_.relu(x)),
+    ("gelu", lambda F_, x: F_.gelu(x)),
+    ("gelu_tanh", lambda F_, x: F_.gelu(x, approximate="tanh")),
+    ("silu", lambda F_, x: F_.silu(x)),
+    ("tanh", lambda F_, x: F_.tanh(x) if F_ is F else x.tanh()),
+    ("sigmoid", lambda F_, x: F_.sigmoid(x) if F_ is F else x.sigmoid()),
+    ("leaky_relu", lambda F_, x: F_.leaky_relu(x, 0.2)),
+    ("softmax", lambda F_, x: F_.softmax(x, dim=-1)),
+    ("log_softmax", lambda F_, x: F_.log_softmax(x, dim=1)),
+]
+
+
+def _inputs(rng, dtype):
+    x = rng.standard_normal((6, 7)) * 3
+    x[0, :4] = [0.0, -30.0, 30.0, 1e-8]  # zero, saturation, tiny
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_matches_pytorch(torch, rng, name, fn, dtype):
+    x = _inputs(rng, dtype)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    tx = torch.tensor(x, requires_grad=True)
+    ty = fn(torch.nn.functional, tx)
+    ty.backward(torch.tensor(g))
+    mx = mg.tensor(x, requires_grad=True)
+    my = fn(F, mx)
+    my.backward(mg.tensor(g))
+    assert my.dtype == dtype and mx.grad.dtype == dtype
+    tol = dict(rtol=2e-6, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(my.data, ty.detach().numpy(), **tol)
+    np.testing.assert_allclose(mx.grad.data, tx.grad.numpy(), **tol)
+
+
+@pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
+def test_gradcheck_and_gradgradcheck(rng, name, fn):
+    x = rng.standard_normal((3, 4))
+    x[np.abs(x) < 0.05] = 0.3  # keep away from relu's kink
+    xt = mg.tensor(x, requires_grad=True)
+    assert gradcheck(lambda t: fn(F, t), (xt,))
+    assert gradgradcheck(lambda t: fn(F, t), (xt,))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_second_derivative_matches_pytorch(torch, rng, approximate):
+    x = rng.standard_normal(50) * 2
+    tx = torch.tensor(x, requires_grad=True)
+    (tg,) = torch.autograd.grad(
+        torch.nn.functional.gelu(tx, approximate=approximate).sum(), tx, create_graph=True
+    )
+    (tgg,) = torch.autograd.grad(tg.sum(), tx)
+    mx = mg.tensor(x, requires_grad=True)
+    (mgr,) = grad(F.gelu(mx, approximate=approximate).sum(), mx, create_graph=True)
+    (mgg,) = grad(mgr.sum(), mx)
+    np.testing.assert_allclose(mgr.data, tg.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(mgg.data, tgg.numpy(), rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("fn", [F.gelu, F.silu, lambda t: F.gelu(t, approximate="tanh")])
+def test_fused_and_differentiable_backward_agree(rng, fn):
+    """The plain backward uses the forward's fused derivative; create_graph rebuilds it
+    from Tensor ops. Both must give the same first derivative."""
+    x = mg.tensor(rng.standard_normal(100) * 4, requires_grad=True)
+    (fast,) = grad(fn(x).sum(), x)
+    (slow,) = grad(fn(x).sum(), x, create_graph=True)
+    assert slow.requires_grad and not fast.requires_grad
+    # atol: gelu_tanh's 1 - tanh(u)^2 cancels for large |x| (both ways lose ~1e-15)
+    np.testing.assert_allclose(fast.data, slow.data, rtol=1e-13, atol=1e-14)
+
+
+def test_erf_matches_math_erf_and_has_its_derivative(rng):
+    x = np.concatenate([rng.standard_normal(200) * 3, [0.0, -6.0, 6.0, 1e-300, -1e-10]])
+    y = F.erf(mg.tensor(x))
+    np.testing.assert_allclose(y.data, [math.erf(v) for v in x], rtol=1e-15, atol=0)
+    y32 = F.erf(mg.tensor(x.astype(np.float32)))
+    assert y32.dtype == np.float32
+    np.testing.assert_allclose(
+        y32.data, [math.erf(float(np.float32(v))) for v in x], rtol=1e-7, atol=1e-7
+    )
+    xt = mg.tensor(rng.standard_normal(5), requires_grad=True)
+    assert gradcheck(F.erf, (xt,)) and gradgradcheck(F.erf, (xt,))
+
+
+def test_gelu_float16_and_no_grad_path():
+    x = mg.tensor(np.linspace(-3, 3, 7), dtype=mg.float16)
+    y = F.gelu(x)
+    assert y.dtype == np.float16
+    expected = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in np.linspace(-3, 3, 7)]
+    np.testing.assert_allclose(y.data.astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+    with mg.no_grad():
+        w = mg.tensor([1.0], requires_grad=True)
+        assert not F.silu(w).requires_grad
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="approximate"):
+        F.gelu(mg.ones(2), approximate="fast")
+    with pytest.raises(ValueError, match="approximate"):
+        nn.GELU("erf")
+    with pytest.raises(TypeError, match="floating-point"):
+        F.gelu(mg.tensor([1, 2]))
+    with pytest.raises(TypeError, match="dim"):
+        F.softmax(mg.ones(2, 2))
+
+
+def test_modules_match_functions_and_repr(rng):
+    x = mg.tensor(rng.standard_normal((2, 5)))
+    pairs = [
+        (nn.ReLU(), F.relu(x), "ReLU()"),
+        (nn.GELU(), F.gelu(x), "GELU(approximate='none')"),
+        (nn.GELU("tanh"), F.gelu(x, "tanh"), "GELU(approximate='tanh')"),
+        (nn.SiLU(), F.silu(x), "SiLU()"),
+        (nn.Tanh(), F.tanh(x), "Tanh()"),
+        (nn.Sigmoid(), F.sigmoid(x), "Sigmoid()"),
+        (nn.LeakyReLU(0.1), F.leaky_relu(x, 0.1), "LeakyReLU(negative_slope=0.1)"),
+        (nn.Softmax(dim=1), F.softmax(x, 1), "Softmax(dim=1)"),
+        (nn.LogSoftmax(dim=0), F.log_softmax(x, 0), "LogSoftmax(dim=0)"),
+    ]
+    for module, expected, text in pairs:
+        np.testing.assert_array_equal(module(x).data, expected.data)
+        assert repr(module) == text
+
+
+def test_module_reprs_match_pytorch(torch):
+    for ours, theirs in [
+        (nn.ReLU(), torch.nn.ReLU()),
+        (nn.GELU(), torch.nn.GELU()),
+        (nn.SiLU(), torch.nn.SiLU()),
+        (nn.Tanh(), torch.nn.Tanh()),
+        (nn.Softmax(dim=-1), torch.nn.Softmax(dim=-1)),
+    ]:
+        assert repr(ours) == repr(theirs)

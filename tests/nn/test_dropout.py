@@ -1,0 +1,74 @@
+"""Dropout: inverted scaling, eval identity, seeding, gradient through the same mask, errors."""
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+from minigrad.autograd import gradcheck
+
+
+def test_training_zeroes_about_p_and_scales_the_rest():
+    x = mg.ones(200_000)
+    y = F.dropout(x, p=0.3)
+    zeros = np.mean(y.data == 0)
+    assert abs(zeros - 0.3) < 0.005
+    kept = y.data[y.data != 0]
+    np.testing.assert_allclose(kept, 1 / 0.7, rtol=1e-6)
+    assert abs(y.data.mean() - 1.0) < 0.01  # expectation preserved
+    assert y.dtype == np.float32
+
+
+def test_eval_and_p_zero_are_identity():
+    x = mg.randn(10)
+    assert F.dropout(x, 0.5, training=False) is x
+    assert F.dropout(x, 0.0) is x
+    drop = nn.Dropout(0.5).eval()
+    assert drop(x) is x
+    assert nn.Dropout(0.5)(x) is not x
+
+
+def test_p_one_gives_zeros_and_zero_gradient():
+    x = mg.randn(5, requires_grad=True)
+    y = F.dropout(x, 1.0)
+    assert np.all(y.data == 0)
+    y.sum().backward()
+    assert np.all(x.grad.data == 0)
+
+
+def test_gradient_uses_the_same_mask():
+    x = mg.randn(1000, requires_grad=True)
+    y = F.dropout(x, 0.4)
+    y.sum().backward()
+    mask = (y.data != 0).astype(np.float32)
+    np.testing.assert_allclose(x.grad.data, mask / 0.6, rtol=1e-6)
+
+
+def test_gradcheck_with_fixed_seed():
+    x = mg.tensor(np.random.default_rng(0).standard_normal(20), requires_grad=True)
+
+    def fn(t):
+        mg.manual_seed(5)  # the same mask on every call
+        return F.dropout(t, 0.5)
+
+    assert gradcheck(fn, (x,))
+
+
+def test_seeded_masks_repeat():
+    mg.manual_seed(11)
+    a = F.dropout(mg.ones(50), 0.5).data
+    mg.manual_seed(11)
+    np.testing.assert_array_equal(F.dropout(mg.ones(50), 0.5).data, a)
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.5])
+def test_bad_probability(p):
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        nn.Dropout(p)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        F.dropout(mg.ones(2), p)
+
+
+def test_repr_matches_pytorch(torch):
+    assert repr(nn.Dropout(0.1)) == repr(torch.nn.Dropout(0.1))
