@@ -1,0 +1,286 @@
+"""The backward pass (minigrad/autograd/engine.py, api.py): order, accumulation,
+retain_graph, retain_grad, errors, and the shapes, dtypes and independence of gradients."""
+
+import time
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+from minigrad.autograd import Function
+
+
+def _leaf(*values):
+    return mg.tensor(np.array(values, dtype=np.float64), requires_grad=True)
+
+
+# ------------------------------------------------------------------------ deep graphs
+def test_100k_node_chain_runs_without_recursion(record_property):
+    x = mg.tensor(np.array([1.0]), requires_grad=True)
+    start = time.perf_counter()
+    y = x
+    for _ in range(100_000):
+        y = y * 1.0
+    forward = time.perf_counter() - start
+    y.backward(mg.ones(1, dtype=mg.float64))
+    total = time.perf_counter() - start
+    # reported, not asserted: timing on a shared machine is not a pass/fail criterion
+    record_property("chain_100k_forward_s", round(forward, 3))
+    record_property("chain_100k_forward_backward_s", round(total, 3))
+    assert x.grad.item() == 1.0
+    del y  # freeing a 100k-long graph must not recurse either
+
+
+def test_deep_chain_with_retain_graph_and_create_graph():
+    x = _leaf(2.0)
+    y = x
+    for _ in range(5_000):
+        y = y * 1.0 + x * x * 1e-4  # dy/dx = 1 + 5000 * 2e-4 * x = 1 + x
+    (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.grad_fn is not None
+    np.testing.assert_allclose(g.item(), 3.0)
+    (h,) = mg.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(h.item(), 1.0)
+
+
+# ------------------------------------------------------------------------ accumulation
+def test_two_backward_calls_accumulate_into_leaves():
+    x = _leaf(1.0, 2.0)
+    (x * x).sum().backward()
+    (x * 3.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [2.0 + 3.0, 4.0 + 3.0])
+
+
+def test_grad_none_resets_accumulation():
+    x = _leaf(1.0, 2.0)
+    (x * x).sum().backward()
+    x.grad = None
+    (x * 3.0).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+
+
+def test_diamond_graph_sums_both_paths():
+    x = _leaf(0.5, -1.0)
+    a = x.exp()
+    y = (a * 2.0 + a * a).sum()  # a is used by two branches
+    y.backward()
+    e = np.exp(x.data)
+    np.testing.assert_allclose(x.grad.data, 2.0 * e + 2.0 * e * e)
+
+
+def test_tensor_used_twice_in_one_op():
+    x = _leaf(3.0, -2.0)
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [6.0, -4.0])
+    x.grad = None
+    (x + x + x).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+
+
+def test_leaf_used_in_two_branches_and_several_outputs():
+    w = _leaf(2.0)
+    a = w * 3.0
+    b = w.tanh()
+    mg.autograd.backward([a.sum(), b.sum()])
+    np.testing.assert_allclose(w.grad.data, 3.0 + (1 - np.tanh(2.0) ** 2))
+
+
+def test_multiple_roots_with_gradients():
+    x = _leaf(1.0, 2.0)
+    y1, y2 = x * 2.0, x * x
+    mg.autograd.backward(
+        [y1, y2], [mg.tensor(np.array([1.0, 0.0])), mg.tensor(np.array([0.0, 1.0]))]
+    )
+    np.testing.assert_array_equal(x.grad.data, [2.0, 4.0])
+
+
+def test_backward_on_a_leaf_gives_the_seed():
+    x = _leaf(1.0, 2.0)
+    x.backward(mg.tensor(np.array([5.0, 6.0])))
+    np.testing.assert_array_equal(x.grad.data, [5.0, 6.0])
+
+
+def test_unused_branch_and_constant_inputs():
+    x, c = _leaf(1.0), mg.tensor(np.array([4.0]))
+    unused = _leaf(7.0)
+    _ = unused * 2.0  # part of another graph
+    (x * c).sum().backward()
+    assert c.grad is None and unused.grad is None
+    assert x.grad.item() == 4.0
+
+
+# ------------------------------------------------------------------------ retain_graph
+def test_second_backward_without_retain_graph_raises_clearly():
+    x = _leaf(1.0, 2.0)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph=True"):
+        y.backward()
+
+
+def test_retain_graph_allows_a_second_backward_that_doubles_the_grads():
+    x = _leaf(1.0, 2.0)
+    y = (x * x).exp().sum()
+    y.backward(retain_graph=True)
+    first = x.grad.data.copy()
+    y.backward()
+    np.testing.assert_allclose(x.grad.data, 2 * first)
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
+
+
+def test_grad_without_retain_graph_frees_the_graph():
+    x = _leaf(1.0)
+    y = (x * x).sum()
+    mg.autograd.grad(y, x)
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        mg.autograd.grad(y, x)
+
+
+# ------------------------------------------------------------------------ retain_grad
+def test_retain_grad_on_a_non_leaf():
+    x = _leaf(1.0, 2.0)
+    h = x * 3.0
+    h.retain_grad()
+    other = x * 2.0  # a non-leaf without retain_grad keeps no .grad
+    (h * h + other).sum().backward()
+    np.testing.assert_array_equal(h.grad.data, 2 * h.data)
+    assert other.grad is None
+    assert h.grad.grad_fn is None
+    np.testing.assert_array_equal(x.grad.data, 3 * 2 * h.data + 2.0)
+
+
+def test_retain_grad_accumulates_and_is_a_no_op_on_leaves():
+    x = _leaf(1.0)
+    x.retain_grad()
+    h = x * 2.0
+    h.retain_grad()
+    y = (h * h).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert h.grad.item() == 2 * (2 * 2.0)
+    assert x.grad.item() == 2 * 8.0
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        mg.tensor([1.0]).retain_grad()
+
+
+# ------------------------------------------------------------------------ errors
+def test_non_scalar_backward_without_gradient_says_what_to_do():
+    x = _leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match=r"scalar.*\[2\].*gradient=.*sum\(\)"):
+        (x * 2.0).backward()
+
+
+def test_backward_from_a_tensor_without_grad_says_what_to_do():
+    with pytest.raises(RuntimeError, match="requires_grad=True"):
+        mg.tensor([1.0, 2.0]).sum().backward()
+    with mg.no_grad():
+        y = (_leaf(1.0) * 2.0).sum()
+    with pytest.raises(RuntimeError, match="no_grad"):
+        y.backward()
+
+
+def test_gradient_with_wrong_shape_is_refused():
+    x = _leaf(1.0, 2.0)
+    with pytest.raises(RuntimeError, match=r"\[3\].*\[2\]"):
+        (x * 2.0).backward(mg.ones(3))
+
+
+def test_requires_grad_on_int_tensor_raises():
+    with pytest.raises(RuntimeError, match="floating point"):
+        mg.tensor([1, 2], requires_grad=True)
+
+
+def test_wrong_gradient_shape_from_a_function_names_it():
+    class Squash(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.data * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.sum()  # wrong: a scalar for a (3,) input
+
+    x = mg.tensor(np.ones(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"Squash.*shape \[\].*\[3\]"):
+        Squash.apply(x).sum().backward()
+    h = x * 1.0  # the same check for a gradient flowing into a non-leaf
+    with pytest.raises(RuntimeError, match=r"Squash.*\[3\]"):
+        Squash.apply(h).sum().backward()
+
+
+def test_grad_api_errors():
+    x, unused = _leaf(1.0), _leaf(2.0)
+    y = (x * 2.0).sum()
+    with pytest.raises(RuntimeError, match="not used"):
+        mg.autograd.grad(y, [x, unused], retain_graph=True)
+    gx, gu = mg.autograd.grad(y, [x, unused], allow_unused=True)
+    assert gx.item() == 2.0 and gu is None
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        mg.autograd.grad((x * 2.0).sum(), mg.tensor([1.0]))
+
+
+# ------------------------------------------------------------------------ grad shapes, dtypes
+def test_grad_returns_without_accumulating_and_works_for_non_leaves():
+    x = _leaf(1.0, 2.0)
+    h = x * x
+    y = (h * 3.0).sum()
+    gh, gx = mg.autograd.grad(y, [h, x])
+    np.testing.assert_array_equal(gh.data, [3.0, 3.0])
+    np.testing.assert_array_equal(gx.data, [6.0, 12.0])
+    assert x.grad is None and h.grad is None
+
+
+def test_gradients_have_their_tensors_shape_and_dtype():
+    x32 = mg.ones(2, 3, requires_grad=True)
+    b32 = mg.ones(3, requires_grad=True)
+    s32 = mg.tensor(2.0, requires_grad=True)
+    ((x32 * b32 + s32) ** 2).mean().backward()
+    for t in (x32, b32, s32):
+        assert t.grad.shape == t.shape and t.grad.dtype == mg.float32
+    x64 = mg.ones(2, dtype=mg.float64, requires_grad=True)
+    (x64.float() * 2.0).sum().backward()  # the graph is float32; the leaf is float64
+    assert x64.grad.dtype == mg.float64
+
+
+def test_grads_of_two_leaves_are_not_aliased():
+    a, b = _leaf(1.0, 2.0), _leaf(3.0, 4.0)
+    (a + b).sum().backward()  # add hands the same gradient to both inputs
+    with mg.no_grad():
+        a.grad.add_(10.0)
+    np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
+    assert not np.shares_memory(a.grad.data, b.grad.data)
+
+
+def test_leaf_grad_is_writable_and_independent_of_the_seed():
+    x = _leaf(1.0, 2.0)
+    seed = mg.tensor(np.array([1.0, 1.0]))
+    x.backward(seed)
+    x.grad.data[0] = 99.0
+    np.testing.assert_array_equal(seed.data, [1.0, 1.0])
+    y = _leaf(1.0, 2.0)
+    y.expand(3, 2).sum().backward()  # a broadcast view upstream
+    assert y.grad.data.flags.writeable
+    y.grad.data[0] = 0.0
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine bug: with create_graph=True, _accumulate_leaf stores the engine's "
+    "gradient tensor itself as leaf.grad, so two leaves fed by one add share one tensor",
+)
+def test_grads_of_two_leaves_are_not_aliased_with_create_graph():
+    a, b = _leaf(1.0, 2.0), _leaf(3.0, 4.0)
+    (a + b).sum().backward(create_graph=True)
+    assert a.grad is not b.grad
+    with mg.no_grad():
+        a.grad.data[0] = 10.0
+    np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
+
+
+def test_backward_without_create_graph_builds_no_graph():
+    x = _leaf(1.0, 2.0)
+    y = (x.tanh() * x).sum()
+    y.backward()
+    assert x.grad.grad_fn is None and not x.grad.requires_grad
+    assert mg.is_grad_enabled()  # the engine restored the mode
