@@ -110,7 +110,10 @@ class Pow(Function):
         a_needs, b_needs = ctx.needs_input_grad
         ga = gb = None
         if a_needs:
-            ga = unbroadcast(g * b * a ** (b - 1.0), a.data.shape)
+            # b a^(b-1) is 0 where b == 0, also at a == 0 (where a^(b-1) = inf): there the
+            # exponent is swapped for 1, so the product is 0 * a = 0 and no inf is formed.
+            exponent = Where.apply(b.data == 0, 1.0, b - 1.0)
+            ga = unbroadcast(g * b * a**exponent, a.data.shape)
         if b_needs:
             # a^b log a; where a == 0 the product's limit is 0 (for b > 0), so log a
             # is replaced by log 1 there instead of -inf.
@@ -207,11 +210,15 @@ class RPowScalar(Function):
         y = c**a.data
         ctx.save_for_backward(y)
         ctx.c = c
+        # 0^a: c^a log c is 0 * -inf for a > 0; its limit (and torch's value) is 0 for a >= 0
+        ctx.flat = (a.data >= 0) if c == 0 else None
         return y
 
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        if ctx.flat is not None:
+            return Where.apply(ctx.flat, 0.0, g * y * float("-inf")), None
         return g * y * float(np.log(ctx.c)), None
 
 

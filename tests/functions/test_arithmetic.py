@@ -67,9 +67,15 @@ def test_binary_shape_mismatch_names_both_shapes(name):
 
 def test_pow_at_zero_base_matches_torch(parity):
     # d(a^b)/db = a^b log a has the limit 0 at a = 0 (b > 0); d/da at 0 is 0 for b > 1.
-    a = np.array([0.0, 0.0, 2.0, 0.5])
-    b = np.array([2.0, 3.0, 0.0, -1.0])
+    # At a = b = 0 both gradients are 0 (b a^(b-1) would be 0 * inf).
+    a = np.array([0.0, 0.0, 2.0, 0.5, 0.0])
+    b = np.array([2.0, 3.0, 0.0, -1.0, 0.0])
     parity(lambda x, y: x**y, lambda x, y: x**y, a, b)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 0 ** -1 = inf
+def test_zero_to_the_power_of_a_tensor_matches_torch(parity):
+    parity(lambda x: 0.0**x, lambda x: 0.0**x, np.array([0.5, 1.0, 0.0, -1.0]))
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in log:RuntimeWarning")
