@@ -1,116 +1,343 @@
-"""Gradient checking: compare autograd's Jacobian with central finite differences."""
+"""Gradient checking: compare autograd's derivatives with finite differences.
+
+``gradcheck(fn, inputs)`` checks first derivatives, ``gradgradcheck`` second
+derivatives (through ``create_graph``), ``gradcheck_module`` a layer's input and
+parameter gradients. How the checker measures and decides is spelled out in
+``gradcheck_numeric`` (finite differences and their error), ``gradcheck_verdict``
+(the decision rule) and ``docs/gradcheck.md``.
+"""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from minigrad.autograd.api import grad as autograd_grad
-from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
+from minigrad.autograd.gradcheck_core import DEFAULT_EPS, Options, Target, run_check
+from minigrad.autograd.gradcheck_module import gradcheck_module
+from minigrad.autograd.gradcheck_numeric import as_tuple, machine_eps
+from minigrad.autograd.gradcheck_result import (
+    GradcheckError,
+    GradcheckResult,
+    GradcheckWarning,
+    PairResult,
+)
 
-
-class GradcheckError(RuntimeError):
-    """Raised by ``gradcheck`` when an analytical gradient disagrees with finite differences."""
-
-
-def _as_tuple(x):
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
-
-
-def _outputs(fn, inputs):
-    from minigrad.tensor import Tensor
-
-    outs = _as_tuple(fn(*inputs))
-    return [o for o in outs if isinstance(o, Tensor)]
-
-
-def _numerical_jacobian(fn, inputs, i, out_index, eps):
-    x = inputs[i]
-    flat = x.data.reshape(-1)
-    cols = []
-    with no_grad():
-        for k in range(flat.size):
-            orig = flat[k]
-            flat[k] = orig + eps
-            plus = _outputs(fn, inputs)[out_index].data.astype(np.float64)
-            flat[k] = orig - eps
-            minus = _outputs(fn, inputs)[out_index].data.astype(np.float64)
-            flat[k] = orig
-            cols.append(((plus - minus) / (2 * eps)).reshape(-1))
-    return np.stack(cols, axis=1) if cols else np.zeros((0, 0))
+__all__ = [
+    "GradcheckError",
+    "GradcheckResult",
+    "GradcheckWarning",
+    "PairResult",
+    "gradcheck",
+    "gradcheck_module",
+    "gradgradcheck",
+]
 
 
 def gradcheck(
-    fn,
+    fn: Callable,
     inputs,
-    eps: float = 1e-6,
+    eps: float = DEFAULT_EPS,
     atol: float = 1e-5,
     rtol: float = 1e-3,
     raise_exception: bool = True,
     nondet_tol: float = 0.0,
     fast_mode: bool = False,
-) -> bool:
-    """Check the gradients of ``fn`` at ``inputs`` against central finite differences."""
+    *,
+    return_result: bool = False,
+    num_directions: int = 4,
+    seed: int = 0,
+):
+    """Check the gradients of ``fn`` at ``inputs`` against central finite differences.
+
+    For every floating-point output of ``fn`` and every input that requires grad, the
+    analytical Jacobian (one backward per output element) is compared entry by entry
+    with central differences, each with an estimate of its own error (from a second
+    step size and the rounding of the dtype). An entry fails only when
+    ``|numerical - analytical| > atol + rtol * |numerical| + estimated error``.
+    Backward is also run twice with a random, non-uniform cotangent: the results must
+    agree within ``nondet_tol`` and match the Jacobian (linearity).
+
+    Args:
+        fn: a function of the inputs returning a Tensor or a tuple (non-float outputs
+            are ignored).
+        inputs: a Tensor or a tuple of arguments; tensors with ``requires_grad`` are
+            checked, everything else is passed through unchanged.
+        eps: the finite-difference step. Left at its default, it is 1e-6 for float64
+            inputs and ``eps_dtype ** (1/3)`` rounded to a power of two for lower
+            precisions (3.9e-3 for float32); a value you pass is used for every input.
+        atol, rtol: an entry agrees when ``|num - ana| <= atol + rtol * |num|``.
+        raise_exception: raise ``GradcheckError`` on failure (else return False).
+        nondet_tol: how much two backward passes (or two forward passes) may differ.
+        fast_mode: compare ``v^T J u`` along ``num_directions`` random directions
+            instead of whole Jacobians: one backward and four function calls per
+            direction, for inputs too large for a full check. It cannot pinpoint
+            entries.
+        return_result: return the ``GradcheckResult`` instead of True/False (and
+            never raise for a failed check).
+        num_directions: random directions per input in fast mode.
+        seed: seed of the checker's own random cotangents and directions (the global
+            generator is not touched).
+
+    Returns:
+        True (also for inconclusive, vacuous or non-differentiable verdicts, which
+        warn with ``GradcheckWarning``), False on failure with
+        ``raise_exception=False``, or the ``GradcheckResult``.
+
+    Raises:
+        GradcheckError: on failure; the message names the output and the input and
+            lists the worst entries.
+
+    Example::
+
+        >>> x = mg.randn(3, 4, dtype=mg.float64, requires_grad=True)
+        >>> mg.gradcheck(lambda x: x.tanh() * x, (x,))
+        True
+    """
+    inputs = as_tuple(inputs)
+    targets = _targets(inputs, "gradcheck")
+    options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
+    _warn_low_precision(targets, eps, stacklevel=2)
+    result = run_check(lambda: fn(*inputs), targets, options, "gradcheck")
+    return finish(result, raise_exception, return_result, stacklevel=2)
+
+
+def gradgradcheck(
+    fn: Callable,
+    inputs,
+    grad_outputs=None,
+    eps: float = DEFAULT_EPS,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    fast_mode: bool = False,
+    *,
+    return_result: bool = False,
+    num_directions: int = 4,
+    seed: int = 0,
+):
+    """Check second derivatives: gradcheck of ``(inputs, v) -> J(inputs)^T v``.
+
+    The gradient of ``fn``'s outputs (weighted by ``grad_outputs`` = v) with respect to
+    the inputs is computed with ``create_graph=True``, and that function of both the
+    inputs and v is gradchecked. This verifies that each backward is itself correctly
+    differentiable (Hessian-vector products, gradient penalties).
+
+    Args:
+        fn, inputs, eps, atol, rtol, raise_exception, nondet_tol, fast_mode,
+        return_result, num_directions, seed: as for ``gradcheck``.
+        grad_outputs: one cotangent per floating-point output of ``fn`` (a Tensor or a
+            tuple). Default: random and non-uniform (standard normal, seeded by
+            ``seed``). A cotangent for which ``J^T v = 0`` (a constant along an axis
+            that ``fn`` normalizes) makes the check blind; that is detected and reported.
+
+    Example::
+
+        >>> x = mg.randn(5, dtype=mg.float64, requires_grad=True)
+        >>> mg.gradgradcheck(lambda x: (x ** 3).sum() * x, (x,))
+        True
+    """
     from minigrad.tensor import Tensor
 
-    inputs = _as_tuple(inputs)
-    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    for i in diff:
-        if inputs[i].dtype != np.float64:
-            warnings.warn(
-                f"gradcheck: input {i} is {inputs[i].dtype}, not float64; finite differences "
-                "in single precision are dominated by rounding",
-                stacklevel=2,
+    inputs = as_tuple(inputs)
+    targets = _targets(inputs, "gradgradcheck")
+    options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
+    tensors = [t.tensor for t in targets]
+    with enable_grad():
+        outputs = as_tuple(fn(*inputs))
+    positions = [
+        j
+        for j, o in enumerate(outputs)
+        if isinstance(o, Tensor) and o.dtype.kind == "f" and o.requires_grad
+    ]
+    if not positions:
+        raise ValueError(
+            "gradgradcheck: no output of the function requires grad, so there is no first "
+            "derivative to differentiate"
+        )
+    rng = np.random.default_rng(seed)
+    given = grad_outputs is not None
+    if given:
+        grad_outputs = as_tuple(grad_outputs)
+        if len(grad_outputs) != len(positions):
+            raise ValueError(
+                f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(positions)} "
+                "differentiable output(s)"
             )
-    outs = _outputs(fn, inputs)
-    for o_idx, out in enumerate(outs):
-        if not out.requires_grad:
-            continue
-        n_out = out.data.size
-        analytical = {i: np.zeros((n_out, inputs[i].data.size)) for i in diff}
-        for r in range(n_out):
-            g = np.zeros(n_out, dtype=out.dtype)
-            g[r] = 1
-            out_r = _outputs(fn, inputs)[o_idx]
-            grads = autograd_grad(out_r, [inputs[i] for i in diff], g.reshape(out.shape), allow_unused=True)
-            for i, gi in zip(diff, grads):
-                if gi is not None:
-                    analytical[i][r] = gi.data.reshape(-1)
-        for i in diff:
-            numerical = _numerical_jacobian(fn, inputs, i, o_idx, eps)
-            a = analytical[i]
-            err = np.abs(a - numerical)
-            bad = err > atol + rtol * np.abs(numerical)
-            if bad.any():
-                worst = np.unravel_index(np.argmax(err - rtol * np.abs(numerical)), err.shape)
-                msg = (
-                    f"Jacobian mismatch for output {o_idx} with respect to input {i}: at "
-                    f"(out {worst[0]}, in {worst[1]}) numerical {numerical[worst]:.6g}, "
-                    f"analytical {a[worst]:.6g}, abs err {err[worst]:.3g}"
+        cotangents = []
+        for j, g in zip(positions, grad_outputs):
+            data = np.array(getattr(g, "data", g), dtype=outputs[j].dtype)
+            if data.shape != outputs[j].shape:
+                raise ValueError(
+                    f"gradgradcheck: grad_outputs for output {j} has shape {list(data.shape)}, "
+                    f"but the output has shape {list(outputs[j].shape)}"
                 )
-                if raise_exception:
-                    raise GradcheckError(msg)
-                return False
+            cotangents.append(Tensor(data, requires_grad=True))
+    else:
+        cotangents = [
+            Tensor(
+                rng.standard_normal(outputs[j].shape).astype(outputs[j].dtype), requires_grad=True
+            )
+            for j in positions
+        ]
+
+    def first_derivatives():
+        # During finite differences grad mode is off: only values are needed there.
+        build = is_grad_enabled()
+        with enable_grad():
+            outs = as_tuple(fn(*inputs))
+            grads = autograd_grad(
+                [outs[j] for j in positions],
+                tensors,
+                cotangents,
+                create_graph=build,
+                retain_graph=build,
+                allow_unused=True,
+            )
+        return tuple(
+            g if g is not None else Tensor._make(np.zeros(t.shape, t.dtype), False, None)
+            for g, t in zip(grads, tensors)
+        )
+
+    notes = []
+    if given:
+        blind = _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng)
+        if blind:
+            notes.append(blind)
+    second = [Target(v, f"grad_outputs[{k}]", len(inputs) + k) for k, v in enumerate(cotangents)]
+    output_names = {k: f"grad[{t.name}]" for k, t in enumerate(targets)}
+    _warn_low_precision(targets, eps, stacklevel=2)
+    result = run_check(first_derivatives, targets + second, options, "gradgradcheck", output_names)
+    result.notes.extend(notes)
+    # The pairs with respect to grad_outputs only re-check J itself; the second
+    # derivatives are the pairs with respect to the inputs.
+    second_order = [p for p in result.pairs if not p.input_name.startswith("grad_outputs")]
+    if second_order and all(p.verdict == "vacuous" for p in second_order):
+        if result.verdict != "failed":
+            result.verdict = "vacuous"
+        if not notes:
+            result.notes.append(
+                "every second derivative is zero: fn is linear in its inputs, so there is "
+                "nothing to check at second order"
+            )
+    return finish(result, raise_exception, return_result, stacklevel=2, pair_warnings=False)
+
+
+def finish(
+    result: GradcheckResult,
+    raise_exception: bool,
+    return_result: bool,
+    stacklevel: int,
+    pair_warnings: bool = True,
+):
+    """Warn about what deserves it, then return or raise as ``gradcheck`` promises."""
+    for message in warning_messages(result, pair_warnings):
+        warnings.warn(message, GradcheckWarning, stacklevel=stacklevel + 1)
+    if return_result:
+        return result
+    if result.verdict == "failed":
+        if raise_exception:
+            raise GradcheckError(str(result), result)
+        return False
     return True
 
 
-def gradgradcheck(fn, inputs, grad_outputs=None, **kwargs) -> bool:
-    """Check second derivatives: gradcheck of the function that returns fn's gradients."""
+def warning_messages(result: GradcheckResult, pair_warnings: bool = True) -> list:
+    """The GradcheckWarnings a result deserves (low precision is warned about earlier)."""
+    out = []
+    if result.verdict == "failed":
+        return out
+    for p in result.pairs:
+        if p.verdict == "vacuous" and (pair_warnings or result.verdict == "vacuous"):
+            out.append(f"{result.kind}: vacuous check: {p.headline()}")
+        elif p.verdict in ("inconclusive", "non-differentiable"):
+            out.append(f"{result.kind}: {p.headline()}")
+    out += [f"{result.kind}: {n}" for n in result.notes if "not float64" not in n]
+    return out
+
+
+# ---------------------------------------------------------------------------- helpers
+def _targets(inputs: tuple, kind: str) -> list:
     from minigrad.tensor import Tensor
 
-    inputs = _as_tuple(inputs)
-    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    outs = _outputs(fn, inputs)
-    rng = np.random.default_rng(0)
-    if grad_outputs is None:
-        grad_outputs = [Tensor(rng.standard_normal(o.shape).astype(o.dtype), requires_grad=True) for o in outs]
+    targets, seen = [], set()
+    for i, x in enumerate(inputs):
+        if isinstance(x, Tensor) and x.requires_grad and id(x) not in seen:
+            seen.add(id(x))
+            targets.append(Target(x, f"input {i}", i))
+    if not targets:
+        raise ValueError(
+            f"{kind}: no input requires grad; pass the tensors to check with "
+            "requires_grad=True (float64 for a decisive check)"
+        )
+    return targets
 
-    def first(*args):
-        xs = args[: len(inputs)]
-        gs = args[len(inputs):]
-        with enable_grad():
-            o = _outputs(fn, xs)
-            return autograd_grad(o, [xs[i] for i in diff], list(gs), create_graph=True, allow_unused=True)
 
-    return gradcheck(first, tuple(inputs) + tuple(grad_outputs), **kwargs)
+def _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed) -> Options:
+    for name, value in (("atol", atol), ("rtol", rtol), ("nondet_tol", nondet_tol)):
+        if not value >= 0:
+            raise ValueError(f"gradcheck: {name} must be >= 0, got {value!r}")
+    if eps is not None and not eps > 0:
+        raise ValueError(f"gradcheck: eps must be > 0, got {eps!r}")
+    if int(num_directions) < 1:
+        raise ValueError(f"gradcheck: num_directions must be >= 1, got {num_directions!r}")
+    return Options(
+        eps,
+        float(atol),
+        float(rtol),
+        float(nondet_tol),
+        bool(fast_mode),
+        int(num_directions),
+        int(seed),
+    )
+
+
+def _warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None:
+    from minigrad.autograd.gradcheck_core import low_precision_note, step_for
+
+    note = low_precision_note(targets, [step_for(t.tensor, eps) for t in targets])
+    if note:
+        warnings.warn(f"gradcheck: {note}", GradcheckWarning, stacklevel=stacklevel + 1)
+
+
+def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | None:
+    """A cotangent v is blind when J^T v = 0 although J is not zero (e.g. v constant
+    along an axis that fn normalizes): every derivative of J^T v is then zero too."""
+    from minigrad.tensor import Tensor
+
+    with enable_grad():
+        outs = as_tuple(fn(*inputs))
+        selected = [outs[j] for j in positions]
+        given = autograd_grad(
+            selected,
+            tensors,
+            [Tensor._make(v.data, False, None) for v in cotangents],
+            retain_graph=True,
+            allow_unused=True,
+        )
+        probe = [
+            Tensor._make(rng.standard_normal(o.shape).astype(o.dtype), False, None)
+            for o in selected
+        ]
+        random = autograd_grad(selected, tensors, probe, allow_unused=True)
+
+    def size(grads, vs):
+        g = np.sqrt(
+            sum(float(np.sum(x.data.astype(np.float64) ** 2)) for x in grads if x is not None)
+        )
+        v = np.sqrt(sum(float(np.sum(x.data.astype(np.float64) ** 2)) for x in vs))
+        return g / v if v > 0 else 0.0
+
+    seen, reference = size(given, cotangents), size(random, probe)
+    eps = max(machine_eps(v.dtype) for v in cotangents)
+    if reference > 0 and seen <= 1e3 * eps * reference:
+        return (
+            "the cotangent grad_outputs is blind: J^T v is zero although J is not (for "
+            "example v is constant along an axis that fn normalizes), so the second-order "
+            "check sees only zeros. Use a random, non-uniform grad_outputs (the default)."
+        )
+    return None

@@ -1,0 +1,347 @@
+"""The numerical side of gradcheck: finite differences with an estimate of their own error.
+
+For one input element x_k and one output element f_i, write g(t) = f_i(x + t e_k).
+The checker evaluates g at t = -h, 0, h for every element (t = 0 is shared), and at
+t = -2h, 2h for the elements that need a closer look (below), and derives:
+
+    central(h)  = (g(h) - g(-h)) / 2h          the numerical derivative that is reported
+    central(2h) = (g(2h) - g(-2h)) / 4h
+    gap         = |central(h) - central(2h)|   truncation (3x that of central(h)) + noise
+    right(h)    = (g(h) - g(0)) / h            one-sided derivatives: they agree on a
+    left(h)     = (g(0) - g(-h)) / h           smooth function, not at a kink
+    jump(h)     = right(h) - left(h)           h g''(0) when smooth, the slope jump at a
+                                               kink; jump(2h) = 2 jump(h) when smooth,
+                                               = jump(h) at a kink
+
+**Rounding.** Each evaluation of g carries an error of about ``eps_dtype * |f|`` (more
+when the function cancels large terms). Divided by the step it becomes the noise floor
+of the difference quotient, ``resolution = eps_dtype * |f| / h``. How much the function
+amplifies rounding (``kappa``) is measured, not assumed: the gaps of a sample of
+columns, in units of the resolution, give it (their 90th percentile, at least 1).
+
+**Error estimate** of central(h), per entry:
+
+    2 gap + 4 kappa resolution    where the step at 2h was taken (refined columns)
+    4 kappa resolution            elsewhere: rounding only. Truncation needs no separate
+                                  estimate there, because those entries agree with the
+                                  analytical value: a central difference off by its
+                                  truncation error would not, unless the analytical value
+                                  were wrong by exactly that error.
+    kappa resolution              an entry whose g did not move at all: any slope below
+                                  that is invisible.
+
+**Which columns get the 2h step** (``needs_refinement``): a random sample (to measure
+kappa), and every column holding an entry that disagrees with the analytical value or
+whose one-sided derivatives differ (a possible kink). So a correct function costs about
+two evaluations per input element; a suspicious entry gets four.
+
+Every step is the *realized* one: ``x + h`` is rounded to the input's dtype and the
+difference actually applied is used, which matters in float32. Each perturbation
+writes one element of a private copy of the input's data in place, runs the function,
+and writes the original value back, so the input is restored bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from minigrad.autograd.grad_mode import no_grad
+
+#: Default step for float64 inputs: the contract's ``eps=1e-6``.
+FLOAT64_STEP = 1e-6
+
+#: Columns refined at random to measure how the function amplifies rounding.
+CALIBRATION_COLUMNS = 16
+
+
+def default_step(dtype: np.dtype) -> float:
+    """The step used when the caller did not choose ``eps``, per input dtype.
+
+    float64 keeps the contract's 1e-6. Lower precisions use the power of two nearest to
+    ``eps_dtype ** (1/3)``, the step that balances rounding noise (``eps / h``) against
+    the truncation error of a central difference (``h^2``): 2^-8 = 3.9e-3 for float32,
+    2^-3 for float16. With 1e-6 a float32 difference quotient would be pure rounding.
+    """
+    dtype = np.dtype(dtype)
+    if dtype == np.float64:
+        return FLOAT64_STEP
+    return float(2.0 ** np.round(np.log2(machine_eps(dtype) ** (1.0 / 3.0))))
+
+
+def machine_eps(dtype: np.dtype) -> float:
+    return float(np.finfo(np.dtype(dtype)).eps)
+
+
+def as_tuple(x) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+class Evaluator:
+    """Runs the checked function and flattens its floating-point outputs into one vector.
+
+    ``positions`` are the places of the floating-point tensors in the function's
+    returned tuple (other outputs, such as integer indices, are ignored); their
+    elements are laid out one output after the other in a float64 vector.
+    """
+
+    def __init__(self, evaluate, outputs: tuple):
+        from minigrad.tensor import Tensor
+
+        self.evaluate = evaluate
+        self.positions = [
+            j for j, o in enumerate(outputs) if isinstance(o, Tensor) and o.dtype.kind == "f"
+        ]
+        self.shapes = [outputs[j].shape for j in self.positions]
+        sizes = [int(np.prod(s, dtype=np.int64)) for s in self.shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        self.size = int(self.offsets[-1])
+
+    def block(self, n: int) -> slice:
+        """The slice of the flat vector that holds the n-th checked output."""
+        return slice(int(self.offsets[n]), int(self.offsets[n + 1]))
+
+    def values(self, out: np.ndarray | None = None) -> np.ndarray:
+        """f(x) as one float64 vector. Call it under ``no_grad``."""
+        outputs = as_tuple(self.evaluate())
+        if out is None:
+            out = np.empty(self.size)
+        for n, j in enumerate(self.positions):
+            data = getattr(outputs[j], "data", None) if j < len(outputs) else None
+            if data is None or data.shape != self.shapes[n]:
+                got = "nothing" if data is None else f"shape {list(data.shape)}"
+                raise RuntimeError(
+                    f"gradcheck: output {j} of the function had shape {list(self.shapes[n])} "
+                    f"on the first call but {got} on a later one; the function must return "
+                    "the same structure every time"
+                )
+            out[self.offsets[n] : self.offsets[n + 1]] = data.reshape(-1)
+        return out
+
+
+def stencil_step(x0: float, step: float, dtype: np.dtype) -> float:
+    """The step h actually applied at x0: ``x0 + step`` rounded to the dtype, minus x0.
+
+    Being a multiple of x0's spacing, h usually makes x0 - h and x0 +- 2h exact as well,
+    so the stencil stays symmetric (the realized offsets are used in any case).
+    """
+    h = float(dtype.type(x0 + step)) - x0
+    if h <= 0.0:  # step below the spacing of x0: use the spacing itself
+        h = float(np.spacing(dtype.type(abs(x0))))
+    return h
+
+
+def stencil(evaluator: Evaluator, work: np.ndarray, step: float, columns, multiples):
+    """f(x + m h e_k) for every column k in ``columns`` and multiple m in ``multiples``.
+
+    ``work`` is the input's private C-contiguous data; each element is written in place
+    and restored. Returns the values (len(multiples), len(columns), n_out) and the
+    realized offsets (len(multiples), len(columns)).
+    """
+    flat = work.reshape(-1)  # a view: work is C-contiguous
+    values = np.empty((len(multiples), len(columns), evaluator.size))
+    offsets = np.empty((len(multiples), len(columns)))
+    dtype = work.dtype
+    with no_grad():
+        for c, k in enumerate(columns):
+            x0 = float(flat[k])
+            h = stencil_step(x0, step, dtype)
+            try:
+                for m, multiple in enumerate(multiples):
+                    flat[k] = x0 + multiple * h
+                    offsets[m, c] = float(flat[k]) - x0
+                    evaluator.values(out=values[m, c])
+            finally:
+                flat[k] = x0
+    return values, offsets
+
+
+@dataclass
+class Differences:
+    """Finite-difference results for a block of derivatives.
+
+    In full mode the arrays have shape (n_outputs, n_input_elements): entry [i, k] is
+    about d f_i / d x_k. In fast mode they have shape (n_directions,) and hold
+    directional derivatives projected on a cotangent. ``error`` estimates the error of
+    ``central``; ``kink_shape`` marks entries whose one-sided jump does not scale like a
+    smooth function's (only where the 2h step was taken); ``coupled`` marks entries
+    whose output moved at all when the input did.
+    """
+
+    central: np.ndarray
+    error: np.ndarray
+    right: np.ndarray
+    left: np.ndarray
+    kink_shape: np.ndarray
+    finite: np.ndarray
+    step: float
+    coupled: np.ndarray | bool = True
+
+
+class Stencil:
+    """The finite differences of every output with respect to one input, built in two
+    passes: steps +-h for every element, then +-2h for the columns that need it."""
+
+    def __init__(self, evaluator: Evaluator, work: np.ndarray, step: float, base: np.ndarray):
+        self.evaluator, self.work, self.step, self.base = evaluator, work, step, base
+        n_in = work.size
+        (g1, gm1), (a1, b1) = stencil(evaluator, work, step, range(n_in), (1.0, -1.0))
+        a1, b1 = a1[:, None], b1[:, None]  # realized +h (> 0) and -h (< 0)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            # (n_out, n_in) from here on: rows are outputs, columns input elements.
+            self.central = np.ascontiguousarray(((g1 - gm1) / (a1 - b1)).T)
+            self.right = np.ascontiguousarray(((g1 - base) / a1).T)
+            self.left = np.ascontiguousarray(((base - gm1) / -b1).T)
+        self.coupled = np.ascontiguousarray(((g1 != base) | (gm1 != base)).T)
+        self.h = a1[:, 0]
+        self.gap = np.full(self.central.shape, np.nan)
+        self.kink_shape = np.zeros(self.central.shape, dtype=bool)
+        self.refined = np.zeros(n_in, dtype=bool)
+        self.calibration = np.zeros(0, dtype=int)
+
+    def support(self) -> np.ndarray:
+        """(n_out, n_in) bool: the entries whose output moved when the input did."""
+        return self.coupled
+
+    def refine(self, columns) -> None:
+        """Take the +-2h steps for these columns: gap and kink shape become known."""
+        columns = np.array([k for k in columns if not self.refined[k]], dtype=int)
+        if columns.size == 0:
+            return
+        (g2, gm2), (a2, b2) = stencil(self.evaluator, self.work, self.step, columns, (2.0, -2.0))
+        a2, b2 = a2[:, None], b2[:, None]
+        base = self.base
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            central2 = ((g2 - gm2) / (a2 - b2)).T
+            jump2 = ((g2 - base) / a2 - (base - gm2) / -b2).T
+            jump = self.right[:, columns] - self.left[:, columns]
+            self.gap[:, columns] = np.abs(self.central[:, columns] - central2)
+            self.kink_shape[:, columns] = np.abs(jump2 - 2.0 * jump) > 0.25 * np.abs(jump)
+        moved = ((g2 != base) | (gm2 != base)).T
+        self.coupled[:, columns] |= moved
+        self.refined[columns] = True
+
+    def calibrate(self, rng: np.random.Generator) -> None:
+        """Refine a random sample of columns: their gaps measure the rounding noise."""
+        n_in = self.work.size
+        count = min(n_in, CALIBRATION_COLUMNS)
+        self.calibration = np.sort(rng.choice(n_in, size=count, replace=False))
+        self.refine(self.calibration)
+
+    def differences(self, rows: slice, noise_eps: float, out_scale: np.ndarray) -> Differences:
+        """The ``Differences`` of one output block (rows), with its error estimate."""
+        central = self.central[rows]
+        coupled = self.coupled[rows]
+        resolution = (noise_eps * out_scale)[:, None] / self.h[None, :]
+        cal = self.calibration
+        kappa = _amplification(self.gap[rows][:, cal], resolution[:, cal], coupled[:, cal])
+        error = resolution * np.where(coupled, 4.0 * kappa, kappa)
+        finite = np.isfinite(central)
+        refined = np.flatnonzero(self.refined)
+        if refined.size:
+            gap = self.gap[rows][:, refined]
+            error[:, refined] += 2.0 * gap
+            # Not finite at x +- 2h: nothing can be decided there either.
+            finite[:, refined] &= np.isfinite(gap)
+        error[~finite] = np.inf
+        return Differences(
+            central=central,
+            error=error,
+            right=self.right[rows],
+            left=self.left[rows],
+            kink_shape=self.kink_shape[rows],
+            finite=finite,
+            step=self.step,
+            coupled=coupled,
+        )
+
+
+def needs_refinement(diffs: Differences, analytical, atol: float, rtol: float) -> np.ndarray:
+    """Columns (input elements) with an entry that disagrees or may sit on a kink."""
+    interesting = diffs.coupled | (analytical != 0) | ~diffs.finite
+    idx = np.flatnonzero(interesting)
+    d, a, e = (np.ravel(x)[idx] for x in (diffs.central, analytical, diffs.error))
+    jump = np.ravel(diffs.right)[idx] - np.ravel(diffs.left)[idx]
+    with np.errstate(invalid="ignore", over="ignore"):
+        tol = atol + rtol * np.abs(d)
+        suspicious = ~(np.abs(d - a) <= tol) | (np.abs(jump) > tol + e)
+    columns = idx[suspicious] % diffs.central.shape[1]
+    return np.unique(columns)
+
+
+def _amplification(gap: np.ndarray, resolution: np.ndarray, mask: np.ndarray) -> float:
+    """How much the function amplifies rounding, measured: the 90th percentile of the
+    gaps in units of the one-ulp resolution, at least 1."""
+    mask = mask & np.isfinite(gap)
+    if not mask.any():
+        return 1.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = gap[mask] / resolution[mask]
+    ratio = ratio[np.isfinite(ratio)]
+    if ratio.size == 0:
+        return 1.0
+    return max(1.0, float(np.quantile(ratio, 0.9)))
+
+
+# ---------------------------------------------------------------------------- fast mode
+_FAST_MULTIPLES = (1.0, -1.0, 2.0, -2.0)
+
+
+def directional_values(evaluator: Evaluator, work: np.ndarray, direction: np.ndarray, step):
+    """f(x + m h u) for m = 1, -1, 2, -2 (x restored afterwards).
+
+    Returns the values (4, n_out) and the realized displacements (4, n_in).
+    """
+    flat = work.reshape(-1)
+    original = flat.copy()
+    x0 = original.astype(np.float64)
+    values = np.empty((4, evaluator.size))
+    shifts = np.empty((4, flat.size))
+    with no_grad():
+        try:
+            for m, multiple in enumerate(_FAST_MULTIPLES):
+                flat[...] = x0 + multiple * step * direction
+                shifts[m] = flat.astype(np.float64) - x0
+                evaluator.values(out=values[m])
+        finally:
+            flat[...] = original
+    return values, shifts
+
+
+def analyse_directional(values, base, cotangent, noise_eps, out_scale, step):
+    """Directional derivatives projected on a cotangent: the fast-mode stencil.
+
+    ``values`` (n_dir, 4, n_out) at x + m h u for m = 1, -1, 2, -2; ``cotangent``
+    (n_dir, n_out). Returns a ``Differences`` over the directions (not yet normalized)
+    and the norm of each numerical directional derivative J w (n_dir,).
+    """
+    g1, gm1, g2, gm2 = (values[:, m] for m in range(4))
+    v = cotangent
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        # g(h) - g(-h) = J (s1 - s_-1): the derivative along the realized direction
+        # w = (s1 - s_-1) / 2h, on which the caller projects the analytical gradient.
+        jvp = (g1 - gm1) / (2.0 * step)  # J w (n_dir, n_out)
+        central = np.sum(v * jvp, axis=1)
+        central2 = np.sum(v * (g2 - gm2), axis=1) / (4.0 * step)
+        gap = np.abs(central - central2)
+        right = np.sum(v * (g1 - base), axis=1) / step
+        left = np.sum(v * (base - gm1), axis=1) / step
+        jump = right - left
+        jump2 = (np.sum(v * (g2 - base), axis=1) - np.sum(v * (base - gm2), axis=1)) / (2 * step)
+        kink_shape = np.abs(jump2 - 2.0 * jump) > 0.25 * np.abs(jump)
+        # Rounding of each output, weighted by the cotangent, adds up in quadrature.
+        noise = noise_eps * np.sqrt(np.sum((v * out_scale[None, :]) ** 2, axis=1)) / step
+        error = 2.0 * gap + 4.0 * noise
+        finite = np.isfinite(central) & np.isfinite(central2)
+        error = np.where(finite, error, np.inf)
+    diffs = Differences(
+        central=central,
+        error=error,
+        right=right,
+        left=left,
+        kink_shape=kink_shape,
+        finite=finite,
+        step=step,
+    )
+    return diffs, np.sqrt(np.sum(jvp**2, axis=1))
