@@ -1,3 +1,422 @@
-"""(in progress)"""
+"""Losses: ``cross_entropy``, ``nll_loss``, ``mse_loss``.
 
-__all__ = []
+Cross-entropy in one fused ``Function``
+---------------------------------------
+For logits ``x`` of shape ``(N, C, d1, ...)`` (class dim 1, as in PyTorch), each sample
+``i`` (a position ``(n, d1, ...)``) gets a target distribution ``q_i`` over the classes
+and the loss ``l_i = -sum_c q_ic log p_ic`` with ``log p = log_softmax(x)`` computed
+stably as ``x - logsumexp(x)``. With class-index targets ``t_i``, class weights ``w``
+and label smoothing ``eps``:
+
+    q_ic = (1 - eps) w_{t_i} [c = t_i] + (eps / C) w_c        (0 where t_i == ignore_index)
+
+(``w = 1`` when no weight is given). ``reduction='mean'`` divides the sum by
+``D = sum_i w_{t_i}`` over the samples that are not ignored (their count without
+weights), as PyTorch does; ``'sum'`` adds; ``'none'`` returns ``l``. With probability
+targets (floats, shaped like ``x``) ``q_ic = w_c ((1 - eps) t_ic + eps / C)`` and the mean
+divides by the number of samples.
+
+Since ``sum_c p_ic = 1``, the gradient is ``dl_i/dx_ic = p_ic Q_i - q_ic`` with
+``Q_i = sum_c q_ic``: one pass that recomputes ``p = exp(x - logsumexp)`` and
+subtracts ``q`` (a single element per row without smoothing). Only ``x`` and the
+small ``logsumexp`` are kept for the backward, not a second ``(N, C)`` array.
+
+When the backward is itself recorded (``create_graph=True``) the same formula is
+built from Tensor operations (``softmax(x)`` differentiable), so second derivatives
+are exact.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.tensor import Tensor, _shape_str, as_tensor
+
+__all__ = ["cross_entropy", "nll_loss", "mse_loss"]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _const(array) -> Tensor:
+    return Tensor._make(np.asarray(array), False, None)
+
+
+def _check_reduction(name: str, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def _class_axis_shape(x_shape: tuple, values: np.ndarray) -> np.ndarray:
+    """Per-sample values ``(N, d1, ...)`` reshaped to broadcast against ``(N, C, d1, ...)``."""
+    return values.reshape(x_shape[:1] + (1,) + x_shape[2:])
+
+
+def _weight_along_classes(weight: np.ndarray, ndim: int) -> np.ndarray:
+    """Class weights ``(C,)`` reshaped to broadcast against ``(N, C, d1, ...)``."""
+    return weight.reshape((1, -1) + (1,) * (ndim - 2))
+
+
+class _IndexTargets:
+    """What class-index targets imply for each sample (shared by cross_entropy and nll_loss).
+
+    Attributes:
+        valid: bool ``(N, d...)``, False where the target is ``ignore_index``.
+        where: index tuple picking ``x[n, t_n, d...]`` for every sample.
+        w_t: weight of each sample's target class, 0 where ignored, ``(N, d...)``.
+        denom: ``sum(w_t)``, the divisor of ``reduction='mean'``.
+    """
+
+    def __init__(self, name: str, x_shape: tuple, target: np.ndarray, weight, ignore_index, dtype):
+        num_classes = x_shape[1]
+        self.valid = target != ignore_index
+        safe = np.where(self.valid, target, 0)
+        bad = (safe < 0) | (safe >= num_classes)
+        if bad.any():
+            raise IndexError(
+                f"{name}: Target {int(safe[bad][0])} is out of bounds (input has "
+                f"{num_classes} classes; ignore_index is {ignore_index})"
+            )
+        grids = np.indices(target.shape, sparse=True)
+        self.where = (grids[0], safe, *grids[1:])
+        w_t = weight[safe] if weight is not None else np.ones(target.shape, dtype=dtype)
+        self.w_t = np.where(self.valid, w_t, 0).astype(w_t.dtype)
+        self.denom = self.w_t.sum()
+
+
+def _reduce(loss: np.ndarray, reduction: str, denom) -> np.ndarray:
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / denom, dtype=loss.dtype)  # nan when every target is ignored
+
+
+def _per_sample_coef(g: Tensor, reduction: str, denom, x_shape: tuple):
+    """The upstream gradient of each sample's loss, shaped to broadcast along classes."""
+    if reduction == "none":
+        return g.reshape(x_shape[:1] + (1,) + x_shape[2:])
+    if reduction == "mean":
+        # Every target ignored: the loss is 0/0 = nan, but no sample contributed, so
+        # the gradient is zero (as in PyTorch).
+        coef = g / float(denom) if denom != 0 else g * 0.0
+    else:
+        coef = g
+    return coef.reshape((1,) * len(x_shape))
+
+
+class CrossEntropy(Function):
+    """Fused log_softmax + target weighting + reduction (see the module docstring)."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight, ignore_index, reduction, eps):
+        xd = x.data
+        num_classes = xd.shape[1]
+        m = np.max(xd, axis=1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0).astype(xd.dtype, copy=False)
+        lse = np.log(np.sum(np.exp(xd - m), axis=1, keepdims=True)) + m  # (N, 1, d...)
+        w = None if weight is None else weight.astype(xd.dtype, copy=False)
+        ctx.reduction, ctx.eps, ctx.weight = reduction, eps, w
+        if target.data.dtype.kind in "iu":
+            tg = _IndexTargets("cross_entropy", xd.shape, target.data, w, ignore_index, xd.dtype)
+            logp_t = xd[tg.where] - lse[:, 0]  # log p of each target, (N, d...)
+            loss = -tg.w_t * logp_t
+            if eps > 0:
+                logp = xd - lse
+                if w is not None:
+                    logp = logp * _weight_along_classes(w, xd.ndim)
+                smooth = np.where(tg.valid, -logp.sum(axis=1), 0)
+                loss = (1 - eps) * loss + (eps / num_classes) * smooth
+            ctx.targets = tg
+            denom = tg.denom
+        else:
+            q = _prob_target_q(target.data, w, eps, xd.ndim)
+            loss = -(q * (xd - lse)).sum(axis=1)
+            ctx.targets = None
+            denom = loss.size
+        ctx.denom = denom
+        ctx.save_for_backward(x, _const(lse), target)
+        return _reduce(loss.astype(xd.dtype, copy=False), reduction, denom)
+
+    @staticmethod
+    def backward(ctx, g):
+        x, lse, target = ctx.saved_tensors
+        shape = x.data.shape
+        coef = _per_sample_coef(g, ctx.reduction, ctx.denom, shape)
+        x_needs, t_needs = ctx.needs_input_grad[:2]
+        gx = gt = None
+        if x_needs:
+            if is_grad_enabled():  # create_graph: differentiable in x, g (and the target)
+                q = _dense_q(ctx, target, shape, x.data.dtype)
+                p = x.softmax(1)
+                gx = coef * (p * q.sum(1, keepdim=True) - q)
+            else:
+                gx = _const(_fast_grad_x(ctx, x.data, lse.data, coef.data, target.data))
+        if t_needs:  # probability targets: dl/dt_ic = -(1 - eps) w_c log p_ic
+            logp = x.log_softmax(1) if is_grad_enabled() else _const(x.data - lse.data)
+            scale = 1.0 - ctx.eps
+            if ctx.weight is not None:
+                logp = logp * _const(_weight_along_classes(ctx.weight, len(shape)))
+            gt = coef * logp * -scale
+        return gx, gt, None, None, None, None
+
+
+def _prob_target_q(t, w, eps: float, ndim: int):
+    """q = w_c ((1 - eps) t + eps / C) for probability targets (an array or a Tensor)."""
+    num_classes = t.shape[1]
+    q = t * (1 - eps) + eps / num_classes if eps > 0 else t
+    if w is not None:
+        q = q * (
+            _const(_weight_along_classes(w, ndim))
+            if isinstance(t, Tensor)
+            else _weight_along_classes(w, ndim)
+        )
+    return q
+
+
+def _dense_q(ctx, target: Tensor, shape: tuple, dtype) -> Tensor:
+    """The full target distribution q as a Tensor shaped like x (differentiable backward)."""
+    if ctx.targets is None:
+        return _prob_target_q(target, ctx.weight, ctx.eps, len(shape))
+    tg = ctx.targets
+    q = np.zeros(shape, dtype=dtype)
+    q[tg.where] = (1 - ctx.eps) * tg.w_t
+    if ctx.eps > 0:
+        w = ctx.weight if ctx.weight is not None else np.ones(shape[1], dtype=dtype)
+        q += (
+            (ctx.eps / shape[1])
+            * _weight_along_classes(w, len(shape))
+            * _class_axis_shape(shape, tg.valid.astype(dtype))
+        )
+    return _const(q)
+
+
+def _fast_grad_x(ctx, x, lse, coef, target) -> np.ndarray:
+    """coef * (p Q - q) in place in one fresh array (no dense q for index targets)."""
+    num_classes = x.shape[1]
+    grad = np.exp(x - lse)  # p
+    tg = ctx.targets
+    eps = ctx.eps
+    if tg is None:
+        q = _prob_target_q(target, ctx.weight, eps, x.ndim)
+        grad *= q.sum(axis=1, keepdims=True)
+        grad -= q
+        grad *= coef
+        return grad
+    w_sum = ctx.weight.sum() if ctx.weight is not None else num_classes
+    big_q = (1 - eps) * tg.w_t + (eps / num_classes) * w_sum * tg.valid  # (N, d...)
+    grad *= _class_axis_shape(x.shape, big_q.astype(x.dtype))
+    if eps > 0:
+        w = ctx.weight if ctx.weight is not None else np.ones(num_classes, dtype=x.dtype)
+        grad -= (
+            (eps / num_classes)
+            * _weight_along_classes(w, x.ndim)
+            * _class_axis_shape(x.shape, tg.valid.astype(x.dtype))
+        )
+    grad[tg.where] -= (1 - eps) * tg.w_t
+    grad *= coef
+    return grad
+
+
+def _unbatched(x: Tensor, target: Tensor, name: str):
+    """(C,) input with a 0-d class index or (C,) probabilities -> a batch of one."""
+    if target.data.dtype.kind == "f":
+        return x.reshape(1, -1), target.reshape(1, -1)
+    if target.data.ndim != 0:
+        raise ValueError(
+            f"{name}: for an input of shape {_shape_str(x.data.shape)} (one sample), "
+            f"the target must be a single class index, got shape {_shape_str(target.data.shape)}"
+        )
+    return x.reshape(1, -1), target.reshape(1)
+
+
+def _check_index_target(name: str, x: Tensor, target: Tensor) -> None:
+    expected = x.data.shape[:1] + x.data.shape[2:]
+    if target.data.shape != expected:
+        raise ValueError(
+            f"{name}: expected target of shape {_shape_str(expected)} (the input's shape "
+            f"{_shape_str(x.data.shape)} without the class dim 1), got "
+            f"{_shape_str(target.data.shape)}"
+        )
+
+
+def _weight_array(name: str, weight, num_classes: int):
+    if weight is None:
+        return None
+    w = weight.data if isinstance(weight, Tensor) else np.asarray(weight)
+    if w.shape != (num_classes,):
+        raise ValueError(
+            f"{name}: weight must have shape [{num_classes}] (one per class), got "
+            f"{_shape_str(w.shape)}"
+        )
+    return w
+
+
+def cross_entropy(
+    input: Tensor,  # noqa: A002  (PyTorch's argument names)
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,  # noqa: A002
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy between logits and targets: ``-sum_c q_c log_softmax(x)_c``.
+
+    Args:
+        input: logits ``(N, C)``, ``(N, C, d1, ...)`` or ``(C,)``.
+        target: class indices ``(N)`` / ``(N, d1, ...)`` / ``()`` (int), or class
+            probabilities shaped like ``input`` (float).
+        weight: optional per-class weights ``(C,)`` (a constant, not differentiated).
+        ignore_index: class-index targets equal to this contribute nothing (and are
+            left out of the mean's divisor).
+        reduction: ``'mean'`` (weighted mean over non-ignored samples), ``'sum'`` or
+            ``'none'`` (per-sample losses, shaped like the class-index target).
+        label_smoothing: ``eps`` in [0, 1]: the target becomes
+            ``(1 - eps) onehot + eps / C``.
+
+    ``size_average`` and ``reduce`` are PyTorch's deprecated arguments; they are
+    refused with an error pointing at ``reduction``.
+
+    Example::
+
+        >>> logits = mg.tensor([[2.0, 0.5, -1.0]])
+        >>> F.cross_entropy(logits, mg.tensor([0])).item()   # -log softmax(logits)[0, 0]
+        0.2413...
+    """
+    if size_average is not None or reduce is not None:
+        raise TypeError("cross_entropy: size_average and reduce are deprecated; use reduction=")
+    _check_reduction("cross_entropy", reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        )
+    x, target = as_tensor(input), as_tensor(target)
+    if x.data.dtype.kind != "f":
+        raise TypeError(f"cross_entropy: expected floating-point logits, got {x.data.dtype}")
+    if x.data.ndim == 0:
+        raise ValueError("cross_entropy: the input needs a class dimension, got a 0-d tensor")
+    unbatched = x.data.ndim == 1
+    if unbatched:
+        x, target = _unbatched(x, target, "cross_entropy")
+    w = _weight_array("cross_entropy", weight, x.data.shape[1])
+    if target.data.dtype.kind == "f":
+        if target.data.shape != x.data.shape:
+            raise ValueError(
+                f"cross_entropy: probability targets must have the input's shape "
+                f"{_shape_str(x.data.shape)}, got {_shape_str(target.data.shape)}"
+            )
+        target = target.to(x.data.dtype)
+    elif target.data.dtype.kind in "iu":
+        _check_index_target("cross_entropy", x, target)
+    else:
+        raise TypeError(
+            f"cross_entropy: target must hold class indices (int) or probabilities (float), "
+            f"got dtype {target.data.dtype}"
+        )
+    out = CrossEntropy.apply(x, target, w, ignore_index, reduction, float(label_smoothing))
+    if unbatched and reduction == "none":
+        out = out.reshape(())
+    return out
+
+
+class NllLoss(Function):
+    """l_i = -w_{t_i} x[i, t_i] (x holds log-probabilities); dl_i/dx_ic = -w_{t_i} [c = t_i]."""
+
+    @staticmethod
+    def forward(ctx, x, target, weight, ignore_index, reduction):
+        xd = x.data
+        w = None if weight is None else weight.astype(xd.dtype, copy=False)
+        tg = _IndexTargets("nll_loss", xd.shape, target, w, ignore_index, xd.dtype)
+        ctx.targets, ctx.reduction, ctx.shape = tg, reduction, xd.shape
+        loss = (-tg.w_t * xd[tg.where]).astype(xd.dtype, copy=False)
+        return _reduce(loss, reduction, tg.denom)
+
+    @staticmethod
+    def backward(ctx, g):
+        tg, shape = ctx.targets, ctx.shape
+        coef = _per_sample_coef(g, ctx.reduction, tg.denom, shape)
+        picked = np.zeros(shape, dtype=g.data.dtype)
+        picked[tg.where] = -tg.w_t
+        return coef * _const(picked), None, None, None, None
+
+
+def nll_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,  # noqa: A002
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood of class-index targets given log-probabilities.
+
+    ``l_i = -w_{t_i} input[i, t_i]``; ``'mean'`` divides by the summed weights of the
+    non-ignored targets. ``cross_entropy(x, t)`` equals ``nll_loss(log_softmax(x, 1), t)``.
+
+    Shape: input ``(N, C)`` / ``(N, C, d1, ...)`` / ``(C,)``; target ``(N)`` /
+    ``(N, d1, ...)`` / ``()``.
+    """
+    if size_average is not None or reduce is not None:
+        raise TypeError("nll_loss: size_average and reduce are deprecated; use reduction=")
+    _check_reduction("nll_loss", reduction)
+    x, target = as_tensor(input), as_tensor(target)
+    if x.data.ndim == 0:
+        raise ValueError("nll_loss: the input needs a class dimension, got a 0-d tensor")
+    if target.data.dtype.kind not in "iu":
+        raise TypeError(f"nll_loss: target must hold class indices (int), got {target.data.dtype}")
+    unbatched = x.data.ndim == 1
+    if unbatched:
+        x, target = _unbatched(x, target, "nll_loss")
+    _check_index_target("nll_loss", x, target)
+    w = _weight_array("nll_loss", weight, x.data.shape[1])
+    out = NllLoss.apply(x, target.data, w, ignore_index, reduction)
+    if unbatched and reduction == "none":
+        out = out.reshape(())
+    return out
+
+
+def mse_loss(
+    input: Tensor,  # noqa: A002
+    target: Tensor,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction: str = "mean",
+) -> Tensor:
+    """Mean squared error ``(input - target)^2``, averaged (``'mean'``), summed or per element.
+
+    Both arguments get gradients. Shapes should match; if they only broadcast, the
+    result is computed on the broadcast shape with a warning (as PyTorch does), since a
+    ``(N, 1)`` prediction against a ``(N,)`` target is usually a bug.
+    """
+    if size_average is not None or reduce is not None:
+        raise TypeError("mse_loss: size_average and reduce are deprecated; use reduction=")
+    _check_reduction("mse_loss", reduction)
+    x, t = as_tensor(input), as_tensor(target)
+    if x.data.shape != t.data.shape:
+        try:
+            shape = np.broadcast_shapes(x.data.shape, t.data.shape)
+        except ValueError:
+            raise ValueError(
+                f"mse_loss: input {_shape_str(x.data.shape)} and target "
+                f"{_shape_str(t.data.shape)} have incompatible shapes"
+            ) from None
+        warnings.warn(
+            f"mse_loss: target size {_shape_str(t.data.shape)} differs from input size "
+            f"{_shape_str(x.data.shape)}; both are broadcast to {_shape_str(shape)}, which is "
+            "likely not what you want",
+            UserWarning,
+            stacklevel=2,
+        )
+    diff = x - t
+    sq = diff * diff
+    if reduction == "none":
+        return sq
+    return sq.mean() if reduction == "mean" else sq.sum()
