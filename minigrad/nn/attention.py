@@ -1,3 +1,423 @@
-"""(in progress)"""
+"""``MultiheadAttention``: H attention heads side by side, as in PyTorch.
 
-__all__ = []
+Each of the H heads attends in its own subspace of size ``head_dim = E / H``::
+
+    Q = query W_q^T + b_q,  K = key W_k^T + b_k,  V = value W_v^T + b_v   # (N, L|S, E)
+    split E into H heads of head_dim                                      # (N, H, L|S, hd)
+    O_h = softmax(Q_h K_h^T / sqrt(hd) + M) V_h                           # (N, H, L, hd)
+    out = concat_h(O_h) W_o^T + b_o                                       # (N, L, E)
+
+``W_q, W_k, W_v`` are stacked in one ``in_proj_weight`` [3E, E] (one matmul for all
+three in self-attention), unless ``kdim`` / ``vdim`` differ from ``embed_dim``: then they
+are the separate ``q_proj_weight`` [E, E], ``k_proj_weight`` [E, kdim] and
+``v_proj_weight`` [E, vdim]. ``W_o, b_o`` are ``out_proj`` (a ``Linear``). The heads are
+computed together, with batched matmuls over (N, H); the attention itself is
+``F.scaled_dot_product_attention``'s Function (``minigrad/nn/functional/attention.py``).
+
+Masks (PyTorch's convention for this module, the opposite of
+``F.scaled_dot_product_attention``'s): a **bool** mask marks with True the positions that
+may NOT be attended; a **float** mask is added to the scores. A query whose every key is
+masked gets all-zero attention weights, so its output is ``out_proj.bias``, and no
+gradient flows through that row. (PyTorch returns NaN for such a row when
+``need_weights=True`` and zeros when ``need_weights=False``; minigrad gives the zeros in
+both cases.)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.nn import init
+from minigrad.nn.functional.attention import (
+    AttentionWeights,
+    PackedSelfAttention,
+    ScaledDotProductAttention,
+    as_mask,
+    causal_allow,
+    check_float_mask,
+)
+from minigrad.nn.functional.linear import linear
+from minigrad.nn.linear import Linear
+from minigrad.nn.module import Module
+from minigrad.nn.parameter import Parameter
+from minigrad.ops import cat
+from minigrad.tensor import Tensor, _shape_str
+
+__all__ = ["MultiheadAttention"]
+
+_NAME = "MultiheadAttention"
+
+
+def _const(arr: np.ndarray) -> Tensor:
+    return Tensor._make(arr, False, None)
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention (see the module docstring for the formulas).
+
+    Args:
+        embed_dim: E, the model's width (the query's last dim and the output's).
+        num_heads: H; must divide ``embed_dim`` (``head_dim = E / H``).
+        dropout: probability of dropping an attention weight in training (default 0.0).
+        bias: learn ``in_proj_bias`` and ``out_proj.bias`` (default True).
+        add_bias_kv: learn ``bias_k``, ``bias_v`` [1, 1, E], appended to the projected
+            keys and values as one extra position (default False).
+        add_zero_attn: append a position of zeros to the keys and values (default False).
+        kdim, vdim: the key's and value's last dim (default ``embed_dim``).
+        batch_first: inputs and output are (N, L, E) instead of (L, N, E).
+        dtype: parameter dtype (default float32).
+
+    Parameters (PyTorch's ``state_dict`` keys):
+        ``in_proj_weight`` [3E, E] (xavier uniform), or ``q_proj_weight`` [E, E],
+        ``k_proj_weight`` [E, kdim], ``v_proj_weight`` [E, vdim] when kdim or vdim differ;
+        ``in_proj_bias`` [3E] (zeros); ``bias_k``, ``bias_v`` [1, 1, E] (xavier normal);
+        ``out_proj.weight`` [E, E] (Linear's init), ``out_proj.bias`` [E] (zeros).
+
+    Shape:
+        query (L, N, E), key (S, N, kdim), value (S, N, vdim), or (N, L, E) ... with
+        ``batch_first``, or unbatched (L, E), (S, kdim), (S, vdim);
+        key_padding_mask (N, S) or (S,); attn_mask (L, S) or (N * H, L, S).
+        Output (L, N, E) / (N, L, E) / (L, E); weights (N, L, S) averaged over heads or
+        (N, H, L, S), without the N for unbatched input.
+
+    Example::
+
+        >>> mha = nn.MultiheadAttention(16, 4, batch_first=True)
+        >>> x = mg.randn(2, 5, 16)                       # (N, L, E)
+        >>> out, weights = mha(x, x, x)
+        >>> out.shape, weights.shape
+        ((2, 5, 16), (2, 5, 5))
+    """
+
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
+        batch_first: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        for name, value in (("embed_dim", embed_dim), ("num_heads", num_heads)):
+            if not isinstance(value, (int, np.integer)) or value <= 0:
+                raise ValueError(f"{_NAME}: {name} must be a positive int, got {value!r}")
+        if embed_dim % num_heads != 0:
+            raise ValueError(
+                f"{_NAME}: embed_dim ({embed_dim}) must be divisible by num_heads ({num_heads})"
+            )
+        if not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"{_NAME}: dropout must be in [0, 1], got {dropout}")
+        self.embed_dim = int(embed_dim)
+        self.kdim = int(kdim) if kdim is not None else self.embed_dim
+        self.vdim = int(vdim) if vdim is not None else self.embed_dim
+        self._qkv_same_embed_dim = self.kdim == self.embed_dim and self.vdim == self.embed_dim
+        self.num_heads = int(num_heads)
+        self.dropout = float(dropout)
+        self.batch_first = bool(batch_first)
+        self.head_dim = self.embed_dim // self.num_heads
+        self.add_zero_attn = bool(add_zero_attn)
+        E = self.embed_dim
+        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(np.empty((3 * E, E), dtype=dtype))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(np.empty((E, E), dtype=dtype))
+            self.k_proj_weight = Parameter(np.empty((E, self.kdim), dtype=dtype))
+            self.v_proj_weight = Parameter(np.empty((E, self.vdim), dtype=dtype))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(np.empty((3 * E,), dtype=dtype))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        if add_bias_kv:
+            self.bias_k = Parameter(np.empty((1, 1, E), dtype=dtype))
+            self.bias_v = Parameter(np.empty((1, 1, E), dtype=dtype))
+        else:
+            self.bias_k = self.bias_v = None
+        self.out_proj = Linear(E, E, bias=bias, dtype=dtype)
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """PyTorch's init: xavier-uniform projections, zero biases, xavier-normal bias_k/v;
+        ``out_proj.weight`` keeps ``Linear``'s init."""
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    # ------------------------------------------------------------------------ forward
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask=None,
+        need_weights: bool = True,
+        attn_mask=None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
+        """Attend from ``query`` to ``key`` / ``value``; returns ``(output, weights)``.
+
+        Args:
+            query, key, value: see Shape in the class docstring.
+            key_padding_mask: (N, S); True (bool) marks keys to ignore (padding), a
+                float mask is added to every query's scores for that key.
+            need_weights: also return the attention weights (after dropout, as in
+                PyTorch); ``False`` returns ``None`` and takes the fused path.
+            attn_mask: (L, S) for every batch element and head, or (N * H, L, S); True
+                (bool) marks pairs that may not attend, a float mask is added.
+            average_attn_weights: average the returned weights over the heads.
+            is_causal: with no ``attn_mask``, apply the causal mask (query i sees keys
+                j <= i). With an ``attn_mask`` it is only a hint and the mask is used.
+        """
+        H, hd = self.num_heads, self.head_dim
+        batched = self._check_inputs(query, key, value)
+        if not batched:  # (L, E) -> (1, L, E), handled as batch_first
+            query, key, value = _unsqueeze_same(query, key, value, 0)
+        # the layout is kept as it comes: (N, L, E) with batch_axis 0, (L, N, E) with 1
+        batch_axis = 0 if (self.batch_first or not batched) else 1
+        seq_axis = 1 - batch_axis
+        N, L, S = query.shape[batch_axis], query.shape[seq_axis], key.shape[seq_axis]
+
+        packed = (
+            self._qkv_same_embed_dim
+            and query is key
+            and key is value
+            and self.bias_k is None
+            and not self.add_zero_attn
+        )
+        if packed:  # self-attention: one matmul projects q, k and v
+            qkv = _split_heads(
+                linear(query, self.in_proj_weight, self.in_proj_bias), 3, H, batch_axis
+            )
+            q, k, v = qkv[0], qkv[1], qkv[2]  # (N, H, L, hd) each
+        else:
+            q, k, v = self._project(query, key, value, batch_axis)  # (N, H, L|S, hd)
+        extra = 0  # positions appended to the keys (bias_k, zero attention)
+        if self.bias_k is not None:
+            bk = self.bias_k.reshape(1, H, 1, hd).expand(N, H, 1, hd)
+            bv = self.bias_v.reshape(1, H, 1, hd).expand(N, H, 1, hd)
+            k, v = cat([k, bk], 2), cat([v, bv], 2)  # (N, H, S + 1, hd)
+            extra += 1
+        if self.add_zero_attn:
+            zeros = _const(np.zeros((N, H, 1, hd), dtype=k.dtype))
+            k, v = cat([k, zeros], 2), cat([v, zeros], 2)  # (N, H, S + extra, hd)
+            extra += 1
+
+        kpm = self._key_padding_mask(key_padding_mask, batched, N, S, extra)
+        am = self._attn_mask(attn_mask, batched, N, L, S, extra, is_causal)
+        add, allow = _merge_masks(am, kpm, q.dtype)
+        mask_batch = [m.shape[:-2] for m in (add, allow) if m is not None]
+        out_batch = np.broadcast_shapes((N, H), *mask_batch)
+        dropout_p = self.dropout if self.training else 0.0
+        scale = 1.0 / math.sqrt(hd)
+        w = None
+        if need_weights:
+            w = AttentionWeights.apply(q, k, add, allow, dropout_p, scale, out_batch)
+            o = w @ v  # (N, H, L, hd), w: (N, H, L, S')
+        elif packed:
+            # the output is written in the (N, L, H, hd) | (L, N, H, hd) memory order
+            order = (0, 2, 1, 3) if batch_axis == 0 else (2, 0, 1, 3)
+            o = PackedSelfAttention.apply(qkv, add, allow, dropout_p, scale, order)
+        else:
+            o = ScaledDotProductAttention.apply(q, k, v, add, allow, dropout_p, scale, out_batch)
+
+        # (N, H, L, hd) -> (N, L, H, hd) | (L, N, H, hd) -> merge the heads -> out_proj
+        o = o.permute(0, 2, 1, 3) if batch_axis == 0 else o.permute(2, 0, 1, 3)
+        o = o.reshape(o.shape[:2] + (self.embed_dim,))  # (N, L, E) | (L, N, E)
+        out = self.out_proj(o)
+        if w is not None and average_attn_weights:
+            w = w.mean(1)  # (N, L, S')
+        if not batched:
+            out = out.squeeze(0)  # (L, E)
+            w = None if w is None else w.squeeze(0)
+        return out, w
+
+    # ------------------------------------------------------------------- projections
+    def _project(self, query, key, value, batch_axis):
+        """Project and split into heads when query, key, value are not one tensor:
+        three tensors (N, H, L|S, hd)."""
+        E, H = self.embed_dim, self.num_heads
+        b = self.in_proj_bias
+        if self._qkv_same_embed_dim:
+            w = self.in_proj_weight
+            wq, wk, wv = w[:E], w[E : 2 * E], w[2 * E :]
+        else:
+            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
+        bq = bk = bv = None
+        if b is not None:
+            bq, bk, bv = b[:E], b[E : 2 * E], b[2 * E :]
+        q = _split_heads(linear(query, wq, bq), 1, H, batch_axis)[0]  # (N, H, L, hd)
+        if self._qkv_same_embed_dim and key is value:  # encoder-decoder: one matmul for k, v
+            kv = _split_heads(linear(key, w[E:], None if b is None else b[E:]), 2, H, batch_axis)
+            return q, kv[0], kv[1]
+        k = _split_heads(linear(key, wk, bk), 1, H, batch_axis)[0]  # (N, H, S, hd)
+        v = _split_heads(linear(value, wv, bv), 1, H, batch_axis)[0]  # (N, H, S, hd)
+        return q, k, v
+
+    # -------------------------------------------------------------------- checking
+    def _check_inputs(self, query, key, value) -> bool:
+        """Validate dims and sizes; returns whether the input is batched."""
+        for name, t in (("query", query), ("key", key), ("value", value)):
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{_NAME}: {name} must be a Tensor, got {type(t).__name__}")
+        if query.ndim not in (2, 3):
+            raise ValueError(
+                f"{_NAME}: query must be 3-D (batched) or 2-D (unbatched), got shape "
+                f"{_shape_str(query.shape)}"
+            )
+        layout = "(N, L, E)" if self.batch_first else "(L, N, E)"
+        if query.ndim == 2:
+            layout = "(L, E)"
+        for name, t in (("key", key), ("value", value)):
+            if t.ndim != query.ndim:
+                raise ValueError(
+                    f"{_NAME}: {name} must have as many dims as query {layout}, got query "
+                    f"{_shape_str(query.shape)} and {name} {_shape_str(t.shape)}"
+                )
+        for name, t, size in (
+            ("query", query, self.embed_dim),
+            ("key", key, self.kdim),
+            ("value", value, self.vdim),
+        ):
+            if t.shape[-1] != size:
+                what = "embed_dim" if name == "query" else ("kdim" if name == "key" else "vdim")
+                raise ValueError(
+                    f"{_NAME}: {name}'s last dim must be {what}={size}, got {name} of shape "
+                    f"{_shape_str(t.shape)}"
+                )
+        if key.shape[:-1] != value.shape[:-1]:
+            raise ValueError(
+                f"{_NAME}: key and value must have the same batch size and sequence length, "
+                f"got key {_shape_str(key.shape)} and value {_shape_str(value.shape)}"
+            )
+        if query.ndim == 3:
+            axis = 0 if self.batch_first else 1
+            if key.shape[axis] != query.shape[axis]:
+                raise ValueError(
+                    f"{_NAME}: query and key must have the same batch size N (dim {axis} of "
+                    f"{layout}), got query {_shape_str(query.shape)} and key "
+                    f"{_shape_str(key.shape)}"
+                )
+        return query.ndim == 3
+
+    def _key_padding_mask(self, mask, batched, N, S, extra):
+        """(N, S) -> bool 'blocked' array or float Tensor shaped (N, 1, 1, S + extra)."""
+        if mask is None:
+            return None
+        m = as_mask("key_padding_mask", mask, _NAME)
+        expected = (N, S) if batched else (S,)
+        if tuple(m.shape) != expected:
+            raise ValueError(
+                f"{_NAME}: key_padding_mask must have shape {_shape_str(expected)} "
+                f"({'[N, S]' if batched else '[S]'}), got {_shape_str(m.shape)}"
+            )
+        m = _pad_keys(m.reshape(N, 1, 1, S), extra)  # (N, 1, 1, S + extra)
+        return m
+
+    def _attn_mask(self, mask, batched, N, L, S, extra, is_causal):
+        """attn_mask -> bool 'blocked' array or float Tensor, (L, S') or (N, H, L, S')."""
+        if mask is None:
+            if not is_causal:
+                return None
+            return _pad_keys(~causal_allow(L, S), extra)  # (L, S + extra)
+        m = as_mask("attn_mask", mask, _NAME)
+        H = self.num_heads
+        if m.ndim == 2:
+            if tuple(m.shape) != (L, S):
+                raise ValueError(
+                    f"{_NAME}: a 2-D attn_mask must have shape [L, S] = {_shape_str((L, S))}, "
+                    f"got {_shape_str(m.shape)}"
+                )
+        elif m.ndim == 3:
+            expected = (N * H, L, S) if batched else (H, L, S)
+            if tuple(m.shape) != expected:
+                what = "[N * num_heads, L, S]" if batched else "[num_heads, L, S]"
+                raise ValueError(
+                    f"{_NAME}: a 3-D attn_mask must have shape {what} = "
+                    f"{_shape_str(expected)}, got {_shape_str(m.shape)}"
+                )
+            m = m.reshape(N, H, L, S)
+        else:
+            raise ValueError(
+                f"{_NAME}: attn_mask must be 2-D [L, S] = {_shape_str((L, S))} or 3-D "
+                f"[N * num_heads, L, S] = {_shape_str((N * H, L, S))}, got shape "
+                f"{_shape_str(m.shape)}"
+            )
+        return _pad_keys(m, extra)
+
+    def extra_repr(self) -> str:
+        return (
+            f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}, "
+            f"batch_first={self.batch_first}"
+        )
+
+
+# ------------------------------------------------------------------------- helpers
+def _split_heads(x: Tensor, count: int, num_heads: int, batch_axis: int) -> Tensor:
+    """(N, seq, count * E) or (seq, N, count * E) -> (count, N, H, seq, hd), a view."""
+    b0, b1, width = x.shape
+    x = x.reshape(b0, b1, count, num_heads, width // (count * num_heads))
+    return x.permute(2, 0, 3, 1, 4) if batch_axis == 0 else x.permute(2, 1, 3, 0, 4)
+
+
+def _unsqueeze_same(query, key, value, dim):
+    """Unsqueeze each input once, keeping ``query is key is value`` identities."""
+    q = query.unsqueeze(dim)
+    k = q if key is query else key.unsqueeze(dim)
+    v = k if value is key else (q if value is query else value.unsqueeze(dim))
+    return q, k, v
+
+
+def _pad_keys(mask, extra: int):
+    """Append ``extra`` key columns that nothing blocks (False / 0.0) to a mask."""
+    if extra == 0:
+        return mask
+    if isinstance(mask, np.ndarray):
+        pad = np.zeros(mask.shape[:-1] + (extra,), dtype=mask.dtype)
+        return np.concatenate([mask, pad], axis=-1)
+    pad = _const(np.zeros(mask.shape[:-1] + (extra,), dtype=mask.dtype))
+    return cat([mask, pad], -1)
+
+
+def _merge_masks(attn_mask, key_padding_mask, dtype):
+    """Combine MHA's masks into the SDPA Function's ``(add, allow)`` pair.
+
+    Both bool (True = blocked): one ``allow`` array, True where neither blocks. Any
+    float: one additive float Tensor, bools becoming 0 / -inf (a float mask that
+    requires grad keeps its gradient).
+    """
+    masks = [m for m in (attn_mask, key_padding_mask) if m is not None]
+    if not masks:
+        return None, None
+    if all(isinstance(m, np.ndarray) for m in masks):
+        blocked = masks[0] if len(masks) == 1 else masks[0] | masks[1]
+        return None, ~blocked
+    add = None
+    for m in masks:
+        if isinstance(m, np.ndarray):
+            m = _const(np.where(m, -np.inf, 0.0).astype(dtype))
+        else:
+            m = check_float_mask("mask", m, dtype)
+        add = m if add is None else add + m
+    return add, None
