@@ -137,3 +137,27 @@ def test_gradient_dtype_follows_the_leaf_through_mixed_precision():
     (x32 * x64).sum().backward()  # computed in float64
     assert x32.grad.dtype == mg.float32 and x64.grad.dtype == mg.float64
     np.testing.assert_array_equal(x32.grad.data, F64.astype(np.float32))
+
+
+FLOAT32_OPS = {
+    "arith": lambda x: (x * 2.5 + 1.5 - x / 3.0) ** 2 / (x.abs() + 1.0),
+    "rdiv_rpow": lambda x: 2.0 / (x.abs() + 1.0) + 1.5**x + np.float64(2.0) * x,
+    "unary": lambda x: x.exp() + x.tanh() + x.sigmoid() + x.relu() + x.sin() + x.cos(),
+    "roots_log": lambda x: (x.abs() + 1.0).log() + (x.abs() + 1.0).sqrt() + (x.abs() + 1.0).rsqrt(),
+    "clamp": lambda x: x.clamp(-0.5, 0.5) + x.clamp(min=np.float64(0.1)) + x.maximum(x * 0.5),
+    "reductions": lambda x: x.sum(0) + x.mean(0) + x.var(0) + x.std(0) + x.amax(0) + x.max(0)[0],
+    "softmax": lambda x: x.softmax(-1) + x.log_softmax(-1) + x.logsumexp(-1, keepdim=True),
+    "shape": lambda x: mg.cat([x.T.reshape(2, 3), x[:, ::2].mT], 1).flatten(),
+    "index": lambda x: x[np.array([0, 0, 1])].masked_fill(np.array([True, False, True]), 0.5),
+    "where_matmul": lambda x: mg.where(x > 0, x, 0.25) @ x.T,
+}
+
+
+@pytest.mark.parametrize("name", FLOAT32_OPS)
+def test_float32_stays_float32_forward_and_backward(name):
+    x = mg.tensor(np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32))
+    x.requires_grad_()
+    y = FLOAT32_OPS[name](x)
+    assert y.dtype == mg.float32, name
+    (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.dtype == mg.float32
