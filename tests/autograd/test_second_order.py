@@ -47,6 +47,17 @@ COMPOSITES = {
         lambda a, b: mg.cat([a, b * b], 0)[np.array([0, 0, 3])].mean(0).cos(),
         [lambda: _leaf((2, 3)), lambda: _leaf((2, 3), 1)],
     ),
+    "views": (
+        lambda x: (x.permute(1, 0).reshape(-1).expand(2, 6) * x.flatten().exp()).sum(0),
+        [lambda: _leaf((2, 3))],
+    ),
+    "masked_fill_amax_max": (
+        lambda x: (
+            (x * x).masked_fill(np.array([True, False, False]), 0.0).amax(1)
+            + (x * x.mT.sum(1)).max(0).values
+        ),
+        [lambda: _leaf((3, 3))],
+    ),
     "where_gather": (
         lambda x: mg.where(x > 0, x * x, x.exp()).gather(1, np.array([[0, 0], [2, 1]])),
         [lambda: _leaf((2, 3))],
