@@ -1,3 +1,392 @@
-"""(in progress)"""
+"""Normalization layers: ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``, ``GroupNorm``.
 
-__all__ = []
+Each layer holds its parameters (and BatchNorm its running statistics) and calls the
+matching function in ``nn.functional``, which runs the implementation chosen with
+``nn.norm_impl`` (fused Numba kernels by default; see ``minigrad/nn/norms/``).
+Constructor arguments, parameter and buffer names and ``state_dict`` keys are PyTorch's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad.nn.functional import normalization as F
+from minigrad.nn.module import Module
+from minigrad.nn.norms.dispatch import norm_impl
+from minigrad.nn.parameter import Parameter
+from minigrad.tensor import Tensor, _shape_str
+
+__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm", "RMSNorm", "norm_impl"]
+
+
+def _dtype(dtype) -> np.dtype:
+    return dtypes.as_dtype(dtype) or dtypes.default_float
+
+
+def _positive_int(layer: str, name: str, value) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{layer}: {name} must be a positive int, got {value!r}")
+    return int(value)
+
+
+class LayerNorm(Module):
+    """Layer normalization over the trailing ``normalized_shape`` dims of each example.
+
+        y = (x - E[x]) / sqrt(Var[x] + eps) * weight + bias
+
+    The mean and the biased variance (divide by n) run over the last
+    ``len(normalized_shape)`` dims, separately for every example (every position of a
+    sequence): no statistic crosses the batch, so training and eval behave the same.
+
+    Args:
+        normalized_shape: an int or a tuple: ``LayerNorm((6, 4))`` normalizes the last two
+            dims, which must be (6, 4).
+        eps: added to the variance (default 1e-5).
+        elementwise_affine: learn ``weight`` (init 1) and ``bias`` (init 0) of shape
+            ``normalized_shape`` (default True).
+        bias: learn the bias too (default True); ignored without ``elementwise_affine``.
+        dtype: parameter dtype (default float32).
+
+    Shape: input ``[*, *normalized_shape]`` -> output of the same shape and dtype.
+
+    Example::
+
+        >>> ln = nn.LayerNorm(8)
+        >>> ln(mg.randn(2, 5, 8)).shape
+        (2, 5, 8)
+    """
+
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.normalized_shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        dtype = _dtype(dtype)
+        if elementwise_affine:
+            self.weight = Parameter(np.empty(self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(np.empty(self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """weight = 1, bias = 0."""
+        if self.weight is not None:
+            self.weight.data[...] = 1
+        if self.bias is not None:
+            self.bias.data[...] = 0
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}"
+        )
+
+
+class RMSNorm(Module):
+    """Root-mean-square normalization over the trailing ``normalized_shape`` dims.
+
+        y = x / sqrt(mean(x^2) + eps) * weight
+
+    No mean is subtracted and there is no bias: only the scale of each example (each
+    position) is normalized.
+
+    Args:
+        normalized_shape: an int or a tuple of the trailing dims.
+        eps: added to the mean square; ``None`` (default) means the machine epsilon of
+            the input's dtype (``np.finfo(dtype).eps``).
+        elementwise_affine: learn ``weight`` (init 1) of shape ``normalized_shape``.
+        dtype: parameter dtype (default float32).
+
+    Shape: input ``[*, *normalized_shape]`` -> output of the same shape and dtype.
+
+    Example::
+
+        >>> nn.RMSNorm(16)(mg.randn(4, 16)).shape
+        (4, 16)
+    """
+
+    def __init__(
+        self,
+        normalized_shape,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.normalized_shape = F.normalized_shape_tuple("RMSNorm", normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(np.ones(self.normalized_shape, dtype=_dtype(dtype)))
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self) -> None:
+        """weight = 1."""
+        if self.weight is not None:
+            self.weight.data[...] = 1
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
+
+
+class _BatchNorm(Module):
+    """Shared by BatchNorm1d and BatchNorm2d (they differ only in the input ranks)."""
+
+    _accepted = ""  # e.g. "a 2-D input [N, C] or a 3-D input [N, C, L]"
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        self.num_features = _positive_int(name, "num_features", num_features)
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        dtype = _dtype(dtype)
+        c = self.num_features
+        if affine:
+            self.weight = Parameter(np.ones(c, dtype=dtype))
+            if bias:
+                self.bias = Parameter(np.zeros(c, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(c, dtype=dtype)))
+            self.register_buffer("running_var", Tensor(np.ones(c, dtype=dtype)))
+            self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self) -> None:
+        """running_mean = 0, running_var = 1, num_batches_tracked = 0."""
+        if self.track_running_stats:
+            self.running_mean.data[...] = 0
+            self.running_var.data[...] = 1
+            self.num_batches_tracked.data[...] = 0
+
+    def reset_parameters(self) -> None:
+        """Reset the running statistics; weight = 1, bias = 0."""
+        self.reset_running_stats()
+        if self.weight is not None:
+            self.weight.data[...] = 1
+        if self.bias is not None:
+            self.bias.data[...] = 0
+
+    def _check_input(self, x: Tensor) -> None:
+        name = type(self).__name__
+        if x.ndim not in self._ranks:
+            raise ValueError(
+                f"{name}: expected {self._accepted}, got a {x.ndim}-D input of shape "
+                f"{_shape_str(x.shape)}"
+            )
+        if x.shape[1] != self.num_features:
+            raise ValueError(
+                f"{name}({self.num_features}): the input has {x.shape[1]} channels (dim 1 of "
+                f"shape {_shape_str(x.shape)}) but num_features is {self.num_features}"
+            )
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        """Normalize with the batch statistics in training (and update the running ones
+        by ``momentum``, or as a cumulative average when ``momentum`` is None), with the
+        running statistics in eval."""
+        self._check_input(input)
+        use_batch_stats = self.training or not self.track_running_stats
+        if use_batch_stats:  # checked before num_batches_tracked counts this batch
+            F.check_values_per_channel(input)
+        momentum = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.data[...] += 1
+            if self.momentum is None:  # cumulative moving average
+                momentum = 1.0 / float(self.num_batches_tracked.data)
+        keep_stats = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input,
+            self.running_mean if keep_stats else None,
+            self.running_var if keep_stats else None,
+            self.weight,
+            self.bias,
+            use_batch_stats,
+            momentum,
+            self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, bias={self.bias is not None}, "
+            f"track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization over a 2-D ``[N, C]`` or 3-D ``[N, C, L]`` input.
+
+        y = (x - mean_c) / sqrt(var_c + eps) * weight_c + bias_c
+
+    In training, ``mean_c`` and ``var_c`` are the batch's statistics for channel c, over
+    the N examples (and L positions), with the biased variance (divide by n); each
+    call also updates the running estimates:
+    ``running = (1 - momentum) * running + momentum * batch_statistic``, where the
+    running variance takes the unbiased batch variance (divide by n - 1), and counts
+    ``num_batches_tracked``. ``momentum=None`` makes the running statistics the
+    cumulative average of every batch seen. In eval (``.eval()``) the running estimates
+    are used, so one example's output no longer depends on the rest of the batch.
+
+    Args:
+        num_features: C, the number of channels.
+        eps: added to the variance (default 1e-5).
+        momentum: weight of the new batch in the running statistics (default 0.1), or
+            None for a cumulative average.
+        affine: learn ``weight`` (init 1) and ``bias`` (init 0), of shape [C].
+        track_running_stats: keep ``running_mean`` (init 0), ``running_var`` (init 1)
+            and ``num_batches_tracked``; if False, batch statistics are used in eval too.
+        dtype: parameter and buffer dtype (default float32).
+        bias: (keyword) learn the bias (default True).
+
+    Shape: input ``[N, C]`` or ``[N, C, L]`` -> output of the same shape and dtype.
+
+    Example::
+
+        >>> bn = nn.BatchNorm1d(3)
+        >>> y = bn(mg.randn(8, 3))          # training: batch statistics
+        >>> y = bn.eval()(mg.randn(1, 3))   # eval: running statistics
+    """
+
+    _ranks = (2, 3)
+    _accepted = "a 2-D input [N, C] or a 3-D input [N, C, L]"
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization over a 4-D ``[N, C, H, W]`` input, per channel over N, H, W.
+
+    Same statistics, running estimates and arguments as ``BatchNorm1d``.
+
+    Shape: input ``[N, C, H, W]`` -> output of the same shape and dtype.
+
+    Example::
+
+        >>> nn.BatchNorm2d(3)(mg.randn(2, 3, 4, 4)).shape
+        (2, 3, 4, 4)
+    """
+
+    _ranks = (4,)
+    _accepted = "a 4-D input [N, C, H, W]"
+
+
+class GroupNorm(Module):
+    """Group normalization: split the C channels into ``num_groups`` groups and
+    standardize each example's group (its channels and all their positions) on its own.
+
+        y = (x - mean_{n,g}) / sqrt(var_{n,g} + eps) * weight_c + bias_c
+
+    No statistic crosses the batch. ``num_groups=1`` is LayerNorm over (C, *) with
+    per-channel affine parameters; ``num_groups=num_channels`` is instance normalization.
+
+    Args:
+        num_groups: G; must divide ``num_channels`` (else ``ValueError``).
+        num_channels: C.
+        eps: added to the variance (default 1e-5).
+        affine: learn per-channel ``weight`` (init 1) and ``bias`` (init 0).
+        dtype: parameter dtype (default float32).
+        bias: (keyword) learn the bias (default True).
+
+    Shape: input ``[N, C, *]`` (``[N, C]`` included) -> output of the same shape and dtype.
+
+    Example::
+
+        >>> nn.GroupNorm(2, 6)(mg.randn(4, 6, 10)).shape
+        (4, 6, 10)
+    """
+
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-5,
+        affine: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_groups = _positive_int("GroupNorm", "num_groups", num_groups)
+        self.num_channels = _positive_int("GroupNorm", "num_channels", num_channels)
+        if self.num_channels % self.num_groups != 0:
+            raise ValueError(
+                f"GroupNorm: num_channels ({num_channels}) must be divisible by "
+                f"num_groups ({num_groups})"
+            )
+        self.eps = eps
+        self.affine = affine
+        dtype = _dtype(dtype)
+        if affine:
+            self.weight = Parameter(np.ones(self.num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(np.zeros(self.num_channels, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def reset_parameters(self) -> None:
+        """weight = 1, bias = 0."""
+        if self.weight is not None:
+            self.weight.data[...] = 1
+        if self.bias is not None:
+            self.bias.data[...] = 0
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        if input.ndim < 2 or input.shape[1] != self.num_channels:
+            raise ValueError(
+                f"GroupNorm({self.num_groups}, {self.num_channels}): expected an input of "
+                f"shape [N, {self.num_channels}, *], got {_shape_str(input.shape)}"
+            )
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+            f"bias={self.bias is not None}"
+        )
