@@ -1,0 +1,336 @@
+"""Learning-rate schedulers, with PyTorch's names, arguments and step semantics.
+
+A scheduler owns an optimizer's ``lr`` values. Creating one records each group's
+starting rate as ``initial_lr`` (the ``base_lrs``) and performs an initial step, which
+sets the rate for epoch 0. Call ``scheduler.step()`` once per epoch (or per batch)
+*after* ``optimizer.step()``; ``get_last_lr()`` returns the rates it set last.
+
+As in PyTorch, ``StepLR``, ``LinearLR`` and ``CosineAnnealingLR`` compute the new rate
+from the current one (a "chainable" recurrence), so they compose with other
+schedulers acting on the same optimizer; ``SequentialLR`` hands control from one
+scheduler to the next at given milestones (warmup, then cosine decay).
+
+``state_dict()`` holds plain numbers and lists (checkpoint-friendly); ``LambdaLR``
+leaves its functions out, so they must be given again when the scheduler is rebuilt.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+
+from minigrad.optim.optimizer import Optimizer
+
+__all__ = [
+    "LRScheduler",
+    "StepLR",
+    "LambdaLR",
+    "CosineAnnealingLR",
+    "LinearLR",
+    "SequentialLR",
+]
+
+
+class LRScheduler:
+    """Base class: subclasses implement ``get_lr()`` (the rates for ``self.last_epoch``).
+
+    Args:
+        optimizer: the optimizer whose ``lr`` values are scheduled.
+        last_epoch: the index of the last epoch, for resuming; -1 starts fresh and
+            sets each group's ``initial_lr``.
+    """
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                group.setdefault("initial_lr", group["lr"])
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming an optimizer"
+                    )
+        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        self._step_count = 0
+        self.step()
+
+    def get_lr(self) -> list[float]:
+        raise NotImplementedError
+
+    def get_last_lr(self) -> list[float]:
+        """The learning rates set by the last ``step()`` (one per param group)."""
+        return self._last_lr
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one epoch and set every group's ``lr``. (Passing ``epoch`` jumps to it,
+        using the closed form where there is one; PyTorch deprecates that use.)"""
+        self._step_count += 1
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
+            group["lr"] = lr
+        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def state_dict(self) -> dict:
+        """Every attribute but the optimizer."""
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update(state_dict)
+
+    def _current_lrs(self) -> list[float]:
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+class StepLR(LRScheduler):
+    """Multiply the rate by ``gamma`` every ``step_size`` epochs:
+    ``lr = base_lr * gamma ** (epoch // step_size)``.
+
+    Example::
+
+        >>> sched = optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.1)
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ):
+        if not isinstance(step_size, int) or step_size <= 0:
+            raise ValueError(f"StepLR: step_size must be a positive int, got {step_size!r}")
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return self._current_lrs()
+        return [lr * self.gamma for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
+
+class LambdaLR(LRScheduler):
+    """``lr = base_lr * lr_lambda(epoch)``, one function for all groups or one per group.
+
+    Example::
+
+        >>> sched = optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.95 ** epoch)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
+        last_epoch: int = -1,
+    ):
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
+
+    def state_dict(self) -> dict:
+        """Like the base class, without the functions: ``lr_lambdas`` holds ``None`` for
+        each plain function (and the ``__dict__`` of callable objects)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if _is_plain_function(fn) else dict(fn.__dict__) for fn in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        lambdas = state.pop("lr_lambdas", [None] * len(self.lr_lambdas))
+        self.__dict__.update(state)
+        for fn, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+
+def _is_plain_function(fn) -> bool:
+    return isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__")
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine decay from the base rate to ``eta_min`` over ``T_max`` epochs:
+    ``lr = eta_min + (base_lr - eta_min) (1 + cos(pi epoch / T_max)) / 2``.
+
+    Computed as PyTorch does, by the recurrence
+    ``lr_t = eta_min + (lr_{t-1} - eta_min) (1 + cos(pi t / T)) / (1 + cos(pi (t - 1) / T))``,
+    so it composes with other schedulers; past ``T_max`` it rises again (a cosine wave).
+
+    Example::
+
+        >>> sched = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=1000, eta_min=1e-5)
+    """
+
+    def __init__(
+        self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ):  # noqa: N803
+        if T_max <= 0:
+            raise ValueError(f"CosineAnnealingLR: T_max must be positive, got {T_max}")
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, period, lo = self.last_epoch, self.T_max, self.eta_min
+        if t == 0:
+            return self._current_lrs()
+        if self._step_count == 1 and t > 0:  # resumed mid-schedule: closed form
+            return [
+                lo + (base - lo) * (1 + math.cos(t * math.pi / period)) / 2
+                for base in self.base_lrs
+            ]
+        if (t - 1 - period) % (2 * period) == 0:  # at a trough: step up along the wave
+            return [
+                lr + (base - lo) * (1 - math.cos(math.pi / period)) / 2
+                for lr, base in zip(self._current_lrs(), self.base_lrs)
+            ]
+        ratio = (1 + math.cos(math.pi * t / period)) / (1 + math.cos(math.pi * (t - 1) / period))
+        return [ratio * (lr - lo) + lo for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        t, period, lo = self.last_epoch, self.T_max, self.eta_min
+        return [
+            lo + (base - lo) * (1 + math.cos(math.pi * t / period)) / 2 for base in self.base_lrs
+        ]
+
+
+class LinearLR(LRScheduler):
+    """Scale the base rate by a factor that moves linearly from ``start_factor`` to
+    ``end_factor`` over ``total_iters`` epochs, then stays (a linear warmup):
+    ``lr = base_lr * (start + (end - start) * min(epoch, total_iters) / total_iters)``.
+
+    Example::
+
+        >>> sched = optim.lr_scheduler.LinearLR(opt, start_factor=0.01, total_iters=100)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ):
+        if not 0 < start_factor <= 1:
+            raise ValueError(
+                "Starting multiplicative factor expected to be greater than 0 and less or "
+                f"equal to 1, got {start_factor}"
+            )
+        if not 0 <= end_factor <= 1:
+            raise ValueError(
+                f"Ending multiplicative factor expected to be between 0 and 1, got {end_factor}"
+            )
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        t, n = self.last_epoch, self.total_iters
+        s, e = self.start_factor, self.end_factor
+        if t == 0:
+            return [lr * s for lr in self._current_lrs()]
+        if t > n:
+            return self._current_lrs()
+        # The ratio of the factor at t to the factor at t - 1.
+        ratio = 1.0 + (e - s) / (n * s + (t - 1) * (e - s))
+        return [lr * ratio for lr in self._current_lrs()]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        t, n = self.last_epoch, self.total_iters
+        s, e = self.start_factor, self.end_factor
+        return [base * (s + (e - s) * min(n, t) / n) for base in self.base_lrs]
+
+
+class SequentialLR(LRScheduler):
+    """Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]`` (restarted
+    at its epoch 0) until ``milestones[1]``, and so on.
+
+    Example (linear warmup for 100 steps, then cosine decay)::
+
+        >>> warmup = optim.lr_scheduler.LinearLR(opt, start_factor=0.01, total_iters=100)
+        >>> cosine = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=900)
+        >>> sched = optim.lr_scheduler.SequentialLR(opt, [warmup, cosine], milestones=[100])
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        schedulers: Sequence[LRScheduler],
+        milestones: Sequence[int],
+        last_epoch: int = -1,
+    ):
+        if len(schedulers) < 1:
+            raise ValueError("SequentialLR expects at least one scheduler")
+        for i, s in enumerate(schedulers):
+            if not isinstance(s, LRScheduler) or isinstance(s, SequentialLR):
+                raise TypeError(f"SequentialLR: schedulers[{i}] is not a plain LRScheduler")
+            if s.optimizer is not optimizer:
+                raise ValueError(
+                    f"SequentialLR: schedulers[{i}] is bound to a different optimizer than the one "
+                    "given to SequentialLR"
+                )
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than "
+                f"the number of milestone points, but got number of schedulers {len(schedulers)} "
+                f"and the number of milestones to be equal to {len(milestones)}"
+            )
+        self._schedulers = list(schedulers)
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Undo what the schedulers' own initial steps did, and start the first one.
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        for s in self._schedulers:
+            s.last_epoch -= 1
+        self._schedulers[0]._initial_step()
+        self._last_lr = self._schedulers[0].get_last_lr()
+
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler.step(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for s, sd in zip(self._schedulers, saved):
+            s.load_state_dict(sd)

@@ -1,0 +1,232 @@
+"""``Optimizer``: the base class of SGD, Adam and AdamW.
+
+An optimizer holds ``param_groups`` (a list of dicts: ``{'params': [...], 'lr': ...,
+...}``; every group has every hyperparameter, defaults filled in) and ``state`` (per
+parameter, e.g. Adam's moment estimates). ``step()`` updates each parameter's array in
+place from its ``.grad``, so the ``Parameter`` objects, and any module holding them,
+see the new values.
+
+``state_dict()`` uses PyTorch's layout, with parameters replaced by their position in
+the order they appear across the groups::
+
+    {'state': {0: {'step': 3, 'exp_avg': array, ...}, 1: {...}},
+     'param_groups': [{'lr': 0.001, ..., 'params': [0, 1]}, ...]}
+
+so a checkpoint can be loaded into a freshly built optimizer over the same model (or
+into PyTorch's, after turning arrays into tensors).
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from minigrad.autograd.grad_mode import enable_grad
+from minigrad.tensor import Tensor
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+#: Marks a hyperparameter that has no default (e.g. ``lr`` of a custom optimizer).
+required = _Required()
+
+
+def _check_non_negative(name: str, value: float) -> None:
+    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got {value!r}")
+    if not value >= 0.0:
+        raise ValueError(f"Invalid {name}: {value}")
+
+
+class Optimizer:
+    """Base class. Subclasses set ``defaults`` and implement ``step``.
+
+    Args:
+        params: an iterable of parameters, or of dicts defining parameter groups
+            (``{'params': [...], 'lr': 0.1}``; missing options take the defaults).
+        defaults: the default value of every hyperparameter.
+    """
+
+    def __init__(self, params, defaults: dict) -> None:
+        self.defaults = defaults
+        self.state: dict = {}  # Parameter -> dict (tensors hash by identity)
+        self.param_groups: list[dict] = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}"
+            )
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(group):
+                if key != "params":
+                    lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group of parameters (for instance newly unfrozen layers) with its own options."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            params = list(params)
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}"
+                )
+            if p.grad_fn is not None:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error",
+                stacklevel=3,
+            )
+        group = dict(param_group)
+        group["params"] = params
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization parameter {name}"
+                )
+            group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clear the gradient of every parameter (``None``, or zeros in place)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                elif p._grad.grad_fn is None and p._grad.data.flags.writeable:
+                    p._grad.data[...] = 0
+                else:
+                    p._grad = Tensor._make(np.zeros_like(p.data), False, None)
+
+    def _evaluate_closure(self, closure: Callable | None):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def step(self, closure: Callable | None = None):
+        """Update every parameter that has a gradient. ``closure``, if given, re-evaluates
+        the model and returns the loss (called with gradients enabled); its loss is returned."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ state_dict
+    def state_dict(self) -> dict:
+        """The optimizer's state in PyTorch's layout (see the module docstring).
+
+        Arrays are copies; the hyperparameters of each group are included, so a load
+        restores learning rates changed by a scheduler too.
+        """
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: copy.deepcopy(v) for k, v in group.items() if k != "params"}
+            ids = []
+            for p in group["params"]:
+                if id(p) not in index:
+                    index[id(p)] = len(index)
+                ids.append(index[id(p)])
+            packed["params"] = ids
+            groups.append(packed)
+        state = {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p in self.state and index[id(p)] not in state:
+                    state[index[id(p)]] = {
+                        k: (v.copy() if isinstance(v, np.ndarray) else v)
+                        for k, v in self.state[p].items()
+                    }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore state saved by ``state_dict`` (ours or PyTorch's).
+
+        Checked before anything changes: the number of groups, the number of
+        parameters in each, and the shape of every state array against its parameter.
+        Arrays are cast to their parameter's dtype; ``step`` becomes an int.
+        """
+        for key in ("state", "param_groups"):
+            if key not in state_dict:
+                raise ValueError(f"optimizer state_dict is missing the key {key!r}")
+        groups, saved_groups = self.param_groups, state_dict["param_groups"]
+        if len(groups) != len(saved_groups):
+            raise ValueError(
+                f"loaded state dict has {len(saved_groups)} parameter groups, the optimizer "
+                f"has {len(groups)}"
+            )
+        for i, (g, s) in enumerate(zip(groups, saved_groups)):
+            if len(g["params"]) != len(s["params"]):
+                raise ValueError(
+                    f"loaded state dict contains a parameter group that doesn't match the size "
+                    f"of optimizer's group: group {i} has {len(s['params'])} parameters in the "
+                    f"state dict and {len(g['params'])} in the optimizer"
+                )
+        by_index = {}
+        for g, s in zip(groups, saved_groups):
+            for saved_id, p in zip(s["params"], g["params"]):
+                by_index[int(saved_id)] = p
+        new_state = {}
+        for saved_id, values in state_dict["state"].items():
+            p = by_index.get(int(saved_id))
+            if p is None:
+                continue  # like PyTorch: state of a parameter no group mentions is dropped
+            new_state[p] = {k: _restore_value(k, v, p, saved_id) for k, v in values.items()}
+        self.state = new_state
+        for g, s in zip(groups, saved_groups):
+            params = g["params"]
+            g.clear()
+            g.update({k: copy.deepcopy(v) for k, v in s.items() if k != "params"})
+            g["params"] = params
+
+
+def _restore_value(key: str, value, p: Tensor, saved_id):
+    if value is None:
+        return None
+    if key == "step":
+        return int(np.asarray(value).item())
+    arr = np.asarray(value.data if isinstance(value, Tensor) else value)
+    if arr.ndim == 0 and arr.dtype.kind in "biuf" and p.data.ndim != 0:
+        return arr.item()  # a scalar entry of a custom optimizer
+    if arr.shape != p.data.shape:
+        raise ValueError(
+            f"optimizer state {key!r} of parameter {saved_id} has shape {list(arr.shape)}, but "
+            f"the parameter has shape {list(p.data.shape)}"
+        )
+    dtype = p.data.dtype if arr.dtype.kind == "f" else arr.dtype
+    return np.array(arr, dtype=dtype, copy=True)

@@ -1,0 +1,91 @@
+"""``SGD``: stochastic gradient descent with momentum, dampening, weight decay and Nesterov."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from minigrad.optim.optimizer import Optimizer, _check_non_negative
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, with PyTorch's update rule, step for step.
+
+    For each parameter ``p`` with gradient ``g`` (lr, momentum mu, dampening tau,
+    weight decay lambda):
+
+        g = g + lambda p                     (weight_decay != 0)
+        b = g                                (first step, momentum != 0)
+        b = mu b + (1 - tau) g               (later steps)
+        g = g + mu b   if nesterov   else   g = b
+        p = p - lr g
+
+    Args:
+        params: parameters or parameter groups.
+        lr: learning rate (default 1e-3).
+        momentum: momentum factor (default 0).
+        dampening: dampening for momentum (default 0).
+        weight_decay: L2 penalty added to the gradient (default 0).
+        nesterov: Nesterov momentum (needs momentum > 0 and dampening 0).
+        maximize: ascend instead of descend.
+
+    Example::
+
+        >>> opt = optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        >>> opt.zero_grad(); loss_fn(model(x), y).backward(); opt.step()
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        momentum: float = 0.0,
+        dampening: float = 0.0,
+        weight_decay: float = 0.0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("momentum value", momentum)
+        _check_non_negative("weight_decay value", weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(
+            lr=lr,
+            momentum=momentum,
+            dampening=dampening,
+            weight_decay=weight_decay,
+            nesterov=nesterov,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, mu, tau = group["lr"], group["momentum"], group["dampening"]
+            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                g = p._grad.data
+                if maximize:
+                    g = -g
+                if wd != 0:
+                    g = g + wd * p.data
+                if mu != 0:
+                    state = self.state.setdefault(p, {})
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = np.array(g, dtype=p.data.dtype, copy=True)
+                        state["momentum_buffer"] = buf
+                    else:
+                        buf *= mu
+                        buf += (1 - tau) * g
+                    g = g + mu * buf if nesterov else buf
+                p.data -= lr * g
+        return loss
