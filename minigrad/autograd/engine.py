@@ -59,19 +59,17 @@ def _as_tensor_grad(node, index: int, g):
 
 
 def _as_grad_tuple(node, grads):
+    """A backward's return value as a tuple with exactly one entry per forward argument."""
     if type(grads) is not tuple:
-        if isinstance(grads, list):
-            grads = tuple(grads)
-        else:
-            grads = (grads,)
+        grads = tuple(grads) if isinstance(grads, list) else (grads,)
     n = len(node.next_functions)
-    if len(grads) < n:
+    if len(grads) < n or any(g is not None for g in grads[n:]):
         raise RuntimeError(
-            f"Function {node.name()}.backward returned {len(grads)} gradient(s), "
-            f"but forward had {n} argument(s): return one per argument (None for "
-            "arguments that need no gradient)"
+            f"Function {node.name()}.backward returned an incorrect number of gradients: "
+            f"{len(grads)} gradient(s) for {n} argument(s) of forward. Return one per argument "
+            "(None for arguments that need no gradient)."
         )
-    return grads
+    return grads[:n] if len(grads) > n else grads
 
 
 def run_backward(
@@ -153,7 +151,7 @@ def run_backward(
                     for i in capture_node[node]:
                         captured[i] = grad
                 grads = node.backward(node, grad)
-                if type(grads) is not tuple or len(grads) < len(nexts):
+                if type(grads) is not tuple or len(grads) != len(nexts):
                     grads = _as_grad_tuple(node, grads)
                 if observe is not None:
                     observe(node, grads)
@@ -206,7 +204,8 @@ def _accumulate_leaf(leaf, g, create_graph: bool) -> None:
 
     old = leaf._grad
     if create_graph:
-        leaf._grad = g if old is None else old + g
+        # A differentiable copy: the engine's gradient tensors may be shared by leaves.
+        leaf._grad = g.clone() if old is None else old + g
         return
     if old is None:
         # The engine's gradients may be shared (an add hands one array to both of its

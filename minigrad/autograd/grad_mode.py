@@ -21,10 +21,6 @@ def is_grad_enabled() -> bool:
     return _state.enabled
 
 
-def set_grad_enabled(mode: bool) -> None:
-    _state.enabled = bool(mode)
-
-
 class _GradMode:
     """Set the grad mode inside a ``with`` block or a decorated function."""
 
@@ -54,13 +50,42 @@ class _GradMode:
         return wrapper
 
 
-class no_grad(_GradMode):
-    """Disable graph recording: ``with mg.no_grad(): ...`` or ``@mg.no_grad()``."""
+class _NoArgGradMode(_GradMode):
+    """Also usable as a bare decorator: ``@mg.no_grad`` as well as ``@mg.no_grad()``."""
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        if func is None:
+            return self
+        if not callable(func):
+            raise TypeError(f"{cls.__name__}() takes no arguments, got {func!r}")
+        return self(func)
+
+
+class no_grad(_NoArgGradMode):
+    """Disable graph recording: ``with mg.no_grad(): ...``, ``@mg.no_grad`` or ``@mg.no_grad()``."""
 
     _mode = False
 
 
-class enable_grad(_GradMode):
+class enable_grad(_NoArgGradMode):
     """Re-enable graph recording inside a ``no_grad`` region."""
 
     _mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """Set the grad mode now (``mg.set_grad_enabled(False)``), or for a ``with`` block,
+    restoring the previous mode at its end (``with mg.set_grad_enabled(training): ...``)."""
+
+    def __init__(self, mode: bool):
+        self._mode = bool(mode)
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False

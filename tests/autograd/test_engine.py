@@ -264,11 +264,6 @@ def test_leaf_grad_is_writable_and_independent_of_the_seed():
     y.grad.data[0] = 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: with create_graph=True, _accumulate_leaf stores the engine's "
-    "gradient tensor itself as leaf.grad, so two leaves fed by one add share one tensor",
-)
 def test_grads_of_two_leaves_are_not_aliased_with_create_graph():
     a, b = _leaf(1.0, 2.0), _leaf(3.0, 4.0)
     (a + b).sum().backward(create_graph=True)

@@ -231,12 +231,6 @@ def test_missing_backward_raises_not_implemented():
         NoBackward.apply(_leaf()).sum().backward()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: _as_grad_tuple accepts more gradients than forward arguments and "
-    "drops the extras silently; torch raises 'returned an incorrect number of gradients' "
-    "when an extra one is not None, which catches swapped or misaligned returns",
-)
 def test_backward_returning_extra_non_none_gradients_is_an_error():
     class Extra(Function):
         @staticmethod

@@ -95,11 +95,6 @@ def test_detach_cuts_gradient_flow():
     np.testing.assert_array_equal(x.grad.data, [1.0, 4.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grad_mode bug: no_grad/enable_grad take no arguments, so the bare decorator "
-    "form @mg.no_grad (which torch supports) raises TypeError",
-)
 def test_bare_decorator_form():
     @mg.no_grad
     def frozen(t):
@@ -108,11 +103,6 @@ def test_bare_decorator_form():
     assert not frozen(_leaf()).requires_grad
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grad_mode bug: set_grad_enabled is a plain function, not a context manager as "
-    "in torch (`with torch.set_grad_enabled(is_train):`)",
-)
 def test_set_grad_enabled_as_context_manager():
     try:
         with mg.set_grad_enabled(False):
