@@ -48,6 +48,7 @@ from minigrad.dtypes import (
 from minigrad.ops import *  # noqa: F403  (mg.exp, mg.sum, mg.cat, ...)
 from minigrad.ops import cat, matmul, maximum, minimum, stack, where
 from minigrad.random import get_rng_state, manual_seed, set_rng_state
+from minigrad.serialization import load, save
 from minigrad.tensor import Tensor, as_tensor
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)

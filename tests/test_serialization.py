@@ -1,0 +1,308 @@
+"""mg.save / mg.load: exact round trips, state_dict and optimizer resume through a file,
+atomic writes, refusal of pickles and object arrays (no code runs), corrupt files."""
+
+import io
+import math
+import os
+import pickle
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+import minigrad.nn as nn
+import minigrad.nn.functional as F
+import minigrad.optim as optim
+from minigrad.serialization import MANIFEST_KEY, CheckpointError
+
+
+def _roundtrip(obj, tmp_path):
+    path = tmp_path / "ckpt.npz"
+    mg.save(obj, path)
+    return mg.load(path)
+
+
+def test_scalars_and_containers_keep_their_types(tmp_path):
+    obj = {
+        "int": 3,
+        "big": 2**70,
+        "neg": -1,
+        "float": 0.1,
+        "nan": math.nan,
+        "inf": -math.inf,
+        "negzero": -0.0,
+        "bool": True,
+        "none": None,
+        "str": "héllo ✓",
+        "tuple": (1, (2.5, "x"), []),
+        "list": [False, {}, ()],
+        7: "int key",
+        "od": OrderedDict([("b", 1), ("a", 2)]),
+        "np_f32": np.float32(1.5),
+        "np_i64": np.int64(-4),
+        "np_bool": np.bool_(True),
+    }
+    back = _roundtrip(obj, tmp_path)
+    assert list(back) == list(obj)
+    for k, v in obj.items():
+        b = back[k]
+        assert type(b) is type(v), k
+        if isinstance(v, float) and math.isnan(v):
+            assert math.isnan(b)
+        else:
+            assert b == v, k
+    assert math.copysign(1.0, back["negzero"]) == -1.0
+    assert list(back["od"]) == ["b", "a"]
+    assert back[7] == "int key" and "7" not in back
+
+
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.arange(12, dtype=np.float32).reshape(3, 4),
+        np.arange(12, dtype=np.float64).reshape(3, 4).T,  # non-contiguous
+        np.array(3.5),
+        np.zeros((0, 5), dtype=np.int64),
+        np.array([True, False]),
+        np.array([1, 2], dtype=np.int8),
+        np.array([1.5], dtype=np.float16),
+        np.array([1 + 2j]),
+        np.array(["a", "bcd"]),
+    ],
+    ids=lambda a: f"{a.dtype}{list(a.shape)}",
+)
+def test_arrays_round_trip_exactly(tmp_path, arr):
+    back = _roundtrip({"a": arr}, tmp_path)["a"]
+    assert type(back) is np.ndarray and back.dtype == arr.dtype and back.shape == arr.shape
+    np.testing.assert_array_equal(back, arr)
+
+
+def test_tensors_come_back_as_tensors(tmp_path):
+    t = mg.tensor([1.0, 2.0], requires_grad=True)
+    p = nn.Parameter(mg.ones(2, 2))
+    back = _roundtrip([t, p, mg.tensor([1, 2])], tmp_path)
+    assert all(isinstance(x, mg.Tensor) for x in back)
+    assert back[0].requires_grad and back[1].requires_grad and not back[2].requires_grad
+    np.testing.assert_array_equal(back[0].data, t.data)
+
+
+def test_model_state_dict_round_trip_gives_identical_outputs(tmp_path):
+    model = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 3))
+    path = tmp_path / "model.npz"
+    mg.save(model.state_dict(), path)
+    fresh = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 3))
+    fresh.load_state_dict(mg.load(path))
+    x = mg.randn(5, 4)
+    np.testing.assert_array_equal(fresh(x).data, model(x).data)
+    # an ordinary npz: numpy reads the arrays without minigrad (and without pickle)
+    with np.load(path, allow_pickle=False) as z:
+        assert MANIFEST_KEY in z.files and len(z.files) == 5
+
+
+def test_training_resumes_exactly_from_a_file(tmp_path):
+    def build():
+        mg.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+        opt = optim.AdamW(model.parameters(), lr=0.01)
+        sched = optim.lr_scheduler.SequentialLR(
+            opt,
+            [
+                optim.lr_scheduler.LinearLR(opt, 0.1, total_iters=2),
+                optim.lr_scheduler.CosineAnnealingLR(opt, 10),
+            ],
+            milestones=[2],
+        )
+        return model, opt, sched
+
+    def train(model, opt, sched, steps, seed):
+        rng = np.random.default_rng(seed)
+        for _ in range(steps):
+            x = mg.tensor(rng.standard_normal((6, 3)).astype(np.float32))
+            opt.zero_grad()
+            F.cross_entropy(model(x), mg.tensor(rng.integers(0, 2, 6))).backward()
+            opt.step()
+            sched.step()
+
+    model, opt, sched = build()
+    train(model, opt, sched, 3, seed=1)
+    path = tmp_path / "run.ckpt"  # any extension: written exactly at this path
+    mg.save(
+        {
+            "model": model.state_dict(),
+            "opt": opt.state_dict(),
+            "sched": sched.state_dict(),
+            "step": 3,
+        },
+        path,
+    )
+    assert path.exists()
+    train(model, opt, sched, 4, seed=2)
+
+    model2, opt2, sched2 = build()
+    state = mg.load(path)
+    model2.load_state_dict(state["model"])
+    opt2.load_state_dict(state["opt"])
+    sched2.load_state_dict(state["sched"])
+    assert state["step"] == 3 and sorted(state["opt"]["state"]) == [0, 1, 2, 3]
+    train(model2, opt2, sched2, 4, seed=2)
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(model2.state_dict()[k], v, err_msg=k)
+    assert sched2.get_last_lr() == sched.get_last_lr()
+
+
+def test_file_objects(tmp_path):
+    buf = io.BytesIO()
+    mg.save({"w": np.ones(3), "k": 1}, buf)
+    buf.seek(0)
+    back = mg.load(buf)
+    assert back["k"] == 1 and np.all(back["w"] == 1)
+
+
+def test_plain_npz_and_npy_load_as_arrays(tmp_path):
+    np.savez(tmp_path / "plain.npz", a=np.arange(3), b=np.ones(2))
+    back = mg.load(tmp_path / "plain.npz")
+    assert sorted(back) == ["a", "b"] and np.all(back["a"] == np.arange(3))
+    np.save(tmp_path / "one.npy", np.eye(2))
+    np.testing.assert_array_equal(mg.load(tmp_path / "one.npy"), np.eye(2))
+
+
+# ---------------------------------------------------------------------- unsupported input
+@pytest.mark.parametrize(
+    "obj,match",
+    [
+        ({"cfg": {"fn": print}}, r"builtin_function_or_method at obj\['cfg'\]\['fn'\]"),
+        ({(1, 2): 3}, "dict keys must be str or int"),
+        ({True: 3}, "dict keys must be str or int"),
+        ({"a": np.array([object()])}, r"dtype object"),
+        ({"s": {1, 2}}, "cannot save set"),
+    ],
+)
+def test_unsupported_objects_are_refused_and_nothing_is_written(tmp_path, obj, match):
+    path = tmp_path / "x.npz"
+    with pytest.raises(TypeError, match=match):
+        mg.save(obj, path)
+    assert os.listdir(tmp_path) == []
+
+
+def test_reference_cycle_is_refused(tmp_path):
+    a = []
+    a.append(a)
+    with pytest.raises(ValueError, match="reference cycle"):
+        mg.save(a, tmp_path / "c.npz")
+
+
+# ---------------------------------------------------------------------- atomic writes
+def test_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path, monkeypatch):
+    path = tmp_path / "ckpt.npz"
+    mg.save({"version": 1}, path)
+    before = path.read_bytes()
+
+    def crash(fh, *args, **kwargs):
+        fh.write(b"PK\x03\x04 half a zip")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", crash)
+    with pytest.raises(OSError, match="disk full"):
+        mg.save({"version": 2, "w": np.ones(1000)}, path)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert os.listdir(tmp_path) == ["ckpt.npz"]
+    assert mg.load(path) == {"version": 1}
+
+
+def test_overwrite_replaces_and_keeps_permissions(tmp_path):
+    path = tmp_path / "ckpt.npz"
+    mg.save({"v": 1}, path)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's private 0o600
+    os.chmod(path, 0o640)
+    mg.save({"v": 2}, path)
+    assert mg.load(path) == {"v": 2}
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+# ---------------------------------------------------------------------- untrusted files
+class _Payload:
+    """Unpickling this would create ``marker``: the test fails if any code runs."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_pickle_file_is_refused_and_runs_no_code(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.pt"
+    path.write_bytes(pickle.dumps({"w": _Payload(marker)}))
+    for protocol in (0, 2):
+        path.write_bytes(pickle.dumps({"w": _Payload(marker)}, protocol=protocol))
+        with pytest.raises(CheckpointError, match="pickle") as err:
+            mg.load(path)
+        assert str(path) in str(err.value)
+    assert not marker.exists()
+
+
+def test_object_array_in_npz_is_refused_and_runs_no_code(tmp_path):
+    marker = tmp_path / "pwned"
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Payload(marker)
+    path = tmp_path / "evil.npz"
+    np.savez(path, w=evil)  # numpy pickles object arrays
+    with pytest.raises(CheckpointError, match="object array") as err:
+        mg.load(path)
+    assert str(path) in str(err.value)
+    # also when disguised as one of our checkpoints
+    mg.save({"w": np.ones(2)}, tmp_path / "good.npz")
+    with np.load(tmp_path / "good.npz") as z:
+        entries = {k: z[k] for k in z.files}
+    entries["a0"] = evil
+    np.savez(tmp_path / "disguised.npz", **entries)
+    with pytest.raises(CheckpointError, match="object array"):
+        mg.load(tmp_path / "disguised.npz")
+    assert not marker.exists()
+
+
+def test_torch_save_file_is_refused(torch, tmp_path):
+    path = tmp_path / "model.pt"
+    torch.save(torch.nn.Linear(2, 2).state_dict(), path)
+    with pytest.raises(CheckpointError, match="PyTorch checkpoint"):
+        mg.load(path)
+
+
+def test_truncated_and_corrupt_files_name_the_file(tmp_path):
+    path = tmp_path / "ckpt.npz"
+    mg.save({"w": np.arange(1000.0)}, path)
+    data = path.read_bytes()
+    for n in (len(data) // 2, len(data) - 10, 20):
+        path.write_bytes(data[:n])
+        with pytest.raises(CheckpointError, match="truncated or corrupt") as err:
+            mg.load(path)
+        assert str(path) in str(err.value)
+    corrupt = bytearray(data)
+    corrupt[len(data) // 3] ^= 0xFF  # flip bits inside the array's bytes
+    path.write_bytes(bytes(corrupt))
+    with pytest.raises(CheckpointError, match=str(path)):
+        mg.load(path)
+    path.write_bytes(b"")
+    with pytest.raises(CheckpointError, match="empty file"):
+        mg.load(path)
+    path.write_bytes(b"hello world")
+    with pytest.raises(CheckpointError, match="not a minigrad checkpoint"):
+        mg.load(path)
+    with pytest.raises(FileNotFoundError):
+        mg.load(tmp_path / "missing.npz")
+
+
+def test_bad_manifest_is_reported(tmp_path):
+    path = tmp_path / "ckpt.npz"
+    np.savez(path, **{MANIFEST_KEY: np.frombuffer(b'{"format": "other"}', dtype=np.uint8)})
+    with pytest.raises(CheckpointError, match="not a minigrad checkpoint"):
+        mg.load(path)
+    manifest = b'{"format": "minigrad-checkpoint", "version": 1, "root": {"t": "array", "k": "a9"}}'
+    np.savez(path, **{MANIFEST_KEY: np.frombuffer(manifest, dtype=np.uint8)})
+    with pytest.raises(CheckpointError, match="missing array entry 'a9'"):
+        mg.load(path)
