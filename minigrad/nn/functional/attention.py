@@ -124,12 +124,22 @@ def _weights_arrays(q, k, add, allow, scale, dropout_p, out_batch):
     if allow is not None:
         np.copyto(scores, -np.inf, where=~allow)
     p, dead = _softmax_rows(scores, add is not None or allow is not None)  # (..., L, S)
-    keep = None
-    if dropout_p > 0:
-        draws = default_generator().random(p.shape, dtype=np.float32)
-        keep = (draws >= dropout_p).astype(p.dtype)
-        keep *= 0.0 if dropout_p >= 1 else 1.0 / (1.0 - dropout_p)
+    keep = _dropout_mask(p.shape, p.dtype, dropout_p) if dropout_p > 0 else None
     return qs, p, keep, dead
+
+
+def _dropout_mask(shape, dtype, p: float) -> np.ndarray:
+    """Kept / (1 - p): 0 with probability p, else 1 / (1 - p).
+
+    The draws are 16-bit integers (``u >= round(p * 65536)`` keeps), which NumPy makes
+    about four times faster than float32 uniforms; p is thereby rounded to a multiple of
+    1/65536 (an error below 8e-6).
+    """
+    if p >= 1:
+        return np.zeros(shape, dtype=dtype)
+    draws = default_generator().integers(0, 65536, size=shape, dtype=np.uint16)
+    keep = draws >= np.uint16(min(round(p * 65536), 65535))
+    return np.multiply(keep, np.asarray(1.0 / (1.0 - p), dtype=dtype), dtype=dtype)
 
 
 def _scores_backward_arrays(ds, qs, k, scale, need_q, need_k, out_q=None, out_k=None):
