@@ -263,13 +263,16 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
     dy3 = _as_ncl(dy, x.dtype)
     n, c, length = x3.shape
     mean_c = np.ascontiguousarray(mean.reshape(c))
+    mean_64 = mean_c.astype(np.float64)
     r = rstd.reshape(c).astype(np.float64)
     dweight = dbias = None
     if training or weight is not None:
         per, chunks = _chunks(n)
         sum_dy_part = np.empty((chunks, c))
         sum_dy_xmu_part = np.empty((chunks, c))
-        _run(k.batch_norm_backward_sums, x.size, dy3, x3, mean_c, per, sum_dy_part, sum_dy_xmu_part)
+        _run(
+            k.batch_norm_backward_sums, x.size, dy3, x3, mean_64, per, sum_dy_part, sum_dy_xmu_part
+        )
         sum_dy = sum_dy_part.sum(0)
         sum_dy_xmu = sum_dy_xmu_part.sum(0)
         dweight = (sum_dy_xmu * r).astype(x.dtype)
