@@ -11,3 +11,8 @@ checks the three against each other and against finite differences, for learners
 The public entry points are ``nn.functional`` (``F.layer_norm``, ...) and the modules in
 ``nn`` (``nn.LayerNorm``, ...).
 """
+
+from minigrad.nn.norms.compare import NormComparison, compare_implementations
+from minigrad.nn.norms.dispatch import norm_impl
+
+__all__ = ["NormComparison", "compare_implementations", "norm_impl"]
