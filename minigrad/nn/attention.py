@@ -209,8 +209,9 @@ class MultiheadAttention(Module):
         if packed:  # self-attention: one matmul projects q, k and v
             qkv = _split_heads(
                 linear(query, self.in_proj_weight, self.in_proj_bias), 3, H, batch_axis
-            )
-            q, k, v = qkv[0], qkv[1], qkv[2]  # (N, H, L, hd) each
+            )  # (3, N, H, L, hd)
+            if need_weights:
+                q, k, v = qkv[0], qkv[1], qkv[2]  # (N, H, L, hd) each
         else:
             q, k, v = self._project(query, key, value, batch_axis)  # (N, H, L|S, hd)
         extra = 0  # positions appended to the keys (bias_k, zero attention)
@@ -226,7 +227,7 @@ class MultiheadAttention(Module):
 
         kpm = self._key_padding_mask(key_padding_mask, batched, N, S, extra)
         am = self._attn_mask(attn_mask, batched, N, L, S, extra, is_causal)
-        add, allow = _merge_masks(am, kpm, q.dtype)
+        add, allow = _merge_masks(am, kpm, query.dtype)
         mask_batch = [m.shape[:-2] for m in (add, allow) if m is not None]
         out_batch = np.broadcast_shapes((N, H), *mask_batch)
         dropout_p = self.dropout if self.training else 0.0
@@ -418,6 +419,6 @@ def _merge_masks(attn_mask, key_padding_mask, dtype):
         if isinstance(m, np.ndarray):
             m = _const(np.where(m, -np.inf, 0.0).astype(dtype))
         else:
-            m = check_float_mask("mask", m, dtype)
+            m = check_float_mask(m, dtype)
         add = m if add is None else add + m
     return add, None

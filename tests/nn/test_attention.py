@@ -263,10 +263,10 @@ def _mha_pair(torch, **kw):
 
 
 def _layout(shape_nle, batch_first, batched):
-    n, l, e = shape_nle
+    n, length, e = shape_nle
     if not batched:
-        return (l, e)
-    return (n, l, e) if batch_first else (l, n, e)
+        return (length, e)
+    return (n, length, e) if batch_first else (length, n, e)
 
 
 MHA_CASES = {

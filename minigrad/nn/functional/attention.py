@@ -8,7 +8,7 @@ For queries ``Q`` [..., L, E], keys ``K`` [..., S, E] and values ``V`` [..., S, 
     out    = P' V                       # (..., L, Ev)
 
 The whole of it is one autograd ``Function`` with a closed-form backward in five batched
-matmuls, saving only ``Q, K, V``, ``P`` and the dropout mask::
+matmuls, saving only ``Q * scale``, ``K``, ``V``, ``P`` and the dropout mask::
 
     dV = P'^T dO                        # (..., S, Ev)
     dP = (dO V^T) * D                   # (..., L, S); D: the kept/(1 - p) dropout mask
@@ -21,8 +21,16 @@ same formulas run in Tensor operations instead, so that they can be differentiat
 
 A row whose every key is masked (all ``-inf`` scores) has no softmax; here its weights
 are all zero, so the row's output is zero and no gradient flows through it (PyTorch's
-``scaled_dot_product_attention`` does the same). ``minigrad/nn/attention.py`` builds
-``MultiheadAttention`` on the two Functions of this file.
+``scaled_dot_product_attention`` does the same).
+
+Three Functions share these formulas: ``ScaledDotProductAttention`` (behind
+``F.scaled_dot_product_attention``), ``PackedSelfAttention`` (the same with Q, K, V packed
+in one tensor, for ``MultiheadAttention``'s self-attention) and ``AttentionWeights`` (the
+weights alone, when ``MultiheadAttention`` is asked to return them).
+
+The softmax is NumPy's: its vectorised ``exp`` beat a Numba loop over rows (Numba's
+``exp`` is scalar without Intel's SVML), measured on the scores of
+``MultiheadAttention(128, 4)`` over a [32, 64, 128] batch.
 """
 
 from __future__ import annotations
@@ -61,7 +69,7 @@ def causal_allow(L: int, S: int) -> np.ndarray:
     return allow
 
 
-# ------------------------------------------------------------------------------ kernels
+# ------------------------------------------------------------------ softmax over rows
 def _softmax_rows(scores: np.ndarray, masked: bool):
     """Softmax over the last axis, in place. Returns ``(P, dead)``.
 
@@ -345,7 +353,7 @@ class AttentionWeights(Function):
 
 
 # --------------------------------------------------------------------------- checking
-def check_float_mask(name: str, mask: Tensor, dtype) -> Tensor:
+def check_float_mask(mask: Tensor, dtype) -> Tensor:
     """A float mask in the query's dtype (a cast that keeps its gradient)."""
     return mask if mask.dtype == dtype else mask.to(dtype)
 
@@ -465,7 +473,7 @@ def scaled_dot_product_attention(
         if isinstance(mask, np.ndarray):
             allow = mask
         else:
-            add = check_float_mask("attn_mask", mask, query.dtype)
+            add = check_float_mask(mask, query.dtype)
     out_batch = _batch_shape(fn, named)
     if scale is None:
         scale = 1.0 / float(np.sqrt(E))
