@@ -19,7 +19,7 @@ afterwards, untouched.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -82,6 +82,12 @@ class Options:
     fast_mode: bool
     num_directions: int
     seed: int
+    cost: dict = field(default_factory=lambda: {"function_calls": 0, "backward_passes": 0})
+
+    def backward(self, *args, **kwargs):
+        """``autograd.grad``, counted."""
+        self.cost["backward_passes"] += 1
+        return autograd_grad(*args, **kwargs)
 
 
 def step_for(tensor, eps) -> float:
@@ -143,6 +149,12 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
     low = low_precision_note(targets, steps)
     notes = [low] if low else []
     problems = []
+    user_evaluate = evaluate
+
+    def evaluate():
+        options.cost["function_calls"] += 1
+        return user_evaluate()
+
     with private_copies(targets):
         with enable_grad():
             outputs = as_tuple(evaluate())
@@ -164,9 +176,7 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
                 f"{options.nondet_tol:g}), so finite differences are meaningless. Switch "
                 "off or seed the randomness (dropout, sampling) before checking."
             )
-            return GradcheckResult(
-                kind, [], problems, notes, options.atol, options.rtol, options.fast_mode
-            )
+            return GradcheckResult(kind, [], problems, notes, options)
         checked = [outputs[j] for j in evaluator.positions]
         if options.fast_mode:
             pairs = _fast(
@@ -176,9 +186,7 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
             pairs = _full(
                 evaluate, evaluator, checked, targets, steps, base, names, options, problems
             )
-    return GradcheckResult(
-        kind, pairs, problems, notes, options.atol, options.rtol, options.fast_mode
-    )
+    return GradcheckResult(kind, pairs, problems, notes, options)
 
 
 # ---------------------------------------------------------------------------- full mode
@@ -197,7 +205,7 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
     # analytical Jacobian be computed with one backward per group of unrelated rows.
     stencils = [Stencil(evaluator, t.tensor.data, h, base) for t, h in zip(targets, steps)]
     supports = [s.support() for s in stencils]
-    jacobian = AnalyticalJacobian(evaluator, checked, tensors, supports)
+    jacobian = AnalyticalJacobian(evaluator, checked, tensors, supports, options)
     try:
         jacobian.compute()
     except Exception as err:  # a broken backward is a finding, not a crash
@@ -256,8 +264,9 @@ class AnalyticalJacobian:
     triggers an exact, row-by-row recomputation.
     """
 
-    def __init__(self, evaluator, checked, tensors, supports):
+    def __init__(self, evaluator, checked, tensors, supports, options):
         self.evaluator, self.checked, self.tensors = evaluator, checked, tensors
+        self.options = options
         self.supports = supports
         self.jac = [np.zeros((evaluator.size, t.data.size)) for t in tensors]
         self.compressed = [False] * len(checked)
@@ -272,7 +281,7 @@ class AnalyticalJacobian:
         from minigrad.tensor import Tensor
 
         self.backward_passes += 1
-        return autograd_grad(
+        return self.options.backward(
             out, self.tensors, Tensor._make(seed, False, None), retain_graph=True, allow_unused=True
         )
 
@@ -281,14 +290,10 @@ class AnalyticalJacobian:
         start = rows.start
         supports = [s[rows] for s in self.supports]  # per input: (n_rows, n_in_i)
         colors = color_rows(np.concatenate(supports, axis=1))
-        seed = np.zeros(out.shape, dtype=out.dtype)
-        flat = seed.reshape(-1)
         redo = []
         for c in range(int(colors.max()) + 1 if colors.size else 0):
             group = np.flatnonzero(colors == c)
-            flat[group] = 1
-            grads = self._backward(out, seed)
-            flat[group] = 0
+            grads = self._backward(out, _unit_seed(out, group))
             if group.size == 1:
                 for i, g in enumerate(grads):
                     if g is not None:
@@ -310,12 +315,8 @@ class AnalyticalJacobian:
 
     def _exact_rows(self, n, out, row_list) -> None:
         rows = self.evaluator.block(n)
-        seed = np.zeros(out.shape, dtype=out.dtype)
-        flat = seed.reshape(-1)
         for r in row_list:
-            flat[r] = 1
-            grads = self._backward(out, seed)
-            flat[r] = 0
+            grads = self._backward(out, _unit_seed(out, [r]))
             for i, g in enumerate(grads):
                 self.jac[i][rows.start + r] = 0.0 if g is None else g.data.reshape(-1)
 
@@ -324,6 +325,14 @@ class AnalyticalJacobian:
         out = self.checked[n]
         self._exact_rows(n, out, range(out.data.size))
         self.compressed[n] = False
+
+
+def _unit_seed(out, rows) -> np.ndarray:
+    """A cotangent of ones at ``rows`` (flat indices), zeros elsewhere. A new array each
+    time: the engine may hand the seed itself back as a gradient (an add does)."""
+    seed = np.zeros(out.data.size, dtype=out.dtype)
+    seed[rows] = 1
+    return seed.reshape(out.shape)
 
 
 def color_rows(support: np.ndarray) -> np.ndarray:
@@ -364,12 +373,12 @@ def _backward_consistency(evaluate, evaluator, checked, tensors, jacobian, optio
         if not out.requires_grad or out.data.size == 0:
             continue
         v = Tensor._make(rng.standard_normal(out.shape).astype(out.dtype), False, None)
-        first = autograd_grad(out, tensors, v, retain_graph=True, allow_unused=True)
-        second = autograd_grad(out, tensors, v, retain_graph=True, allow_unused=True)
+        first = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
+        second = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
         with enable_grad():
             fresh_out = as_tuple(evaluate())[evaluator.positions[n]]
         fresh = (
-            autograd_grad(fresh_out, tensors, v, allow_unused=True)
+            options.backward(fresh_out, tensors, v, allow_unused=True)
             if fresh_out.requires_grad
             else (None,) * len(tensors)
         )
@@ -446,12 +455,12 @@ def _fast(evaluate, evaluator, checked, targets, steps, base, names, options, pr
                 v = Tensor._make(
                     cot[d, evaluator.block(n)].astype(out.dtype).reshape(out.shape), False, None
                 )
-                grads = autograd_grad(out, tensors, v, retain_graph=True, allow_unused=True)
+                grads = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
                 for i, g in enumerate(grads):
                     if g is not None:
                         vjp[i][n, d] = g.data.reshape(-1)
                 if d == 0:
-                    again = autograd_grad(out, tensors, v, retain_graph=True, allow_unused=True)
+                    again = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
                     for i, g in enumerate(again):
                         spread = _max_difference(vjp[i][n, 0], _dense(g, tensors[i]))
                         if not spread <= options.nondet_tol:
@@ -531,7 +540,7 @@ def _pair_result(
     max_abs = float(np.nanmax(abs_err)) if abs_err.size else 0.0
     finite_err = error[np.isfinite(error)]
     fd_error = float(finite_err.max()) if finite_err.size else 0.0
-    reason = _reason(verdict, status, counts, numerical, error, out, target, options)
+    reason = _reason(verdict, status, counts, numerical, error, out, target, options, diffs.step)
     if extra_failure is not None:
         verdict = "failed"
         reason = extra_failure if counts["failed"] == 0 else reason + "; and " + extra_failure
@@ -586,7 +595,7 @@ def _entry(k, status, numerical, analytical, error, diffs, out, target, options,
     )
 
 
-def _reason(verdict, status, counts, numerical, error, out, target, options) -> str:
+def _reason(verdict, status, counts, numerical, error, out, target, options, step) -> str:
     total = status.size
     what = "directions" if options.fast_mode else "entries"
     if verdict == "passed":
@@ -633,6 +642,12 @@ def _reason(verdict, status, counts, numerical, error, out, target, options) -> 
                 f" ({target.tensor.dtype} rounding: check in float64, or loosen atol to "
                 f"about {_round_up(worst_error)})"
             )
+        elif np.isfinite(worst_error):
+            text += (
+                f" (rounding of outputs as large as {np.nanmax(np.abs(out.data)):.2g} limits "
+                f"what a step of {step:g} resolves: pass a larger eps, or atol of about "
+                f"{_round_up(worst_error)})"
+            )
         return text
     return (
         f"{counts['non-differentiable']} of {total} {what} sit where the function is not "
@@ -645,9 +660,11 @@ def _reason(verdict, status, counts, numerical, error, out, target, options) -> 
 # ---------------------------------------------------------------------------- helpers
 def _output_scale(values: np.ndarray) -> np.ndarray:
     """The magnitude that sets each output element's rounding: its own size, and at least
-    the mean size of its output tensor (rounding follows the intermediates' scale)."""
+    the median size of its output tensor (an element that happens to be near zero is
+    still computed from intermediates of the usual size). Systematic amplification,
+    such as cancellation of large terms, is measured separately (``kappa``)."""
     mags = np.abs(np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0))
-    return np.maximum(mags, mags.mean() if mags.size else 0.0)
+    return np.maximum(mags, np.median(mags) if mags.size else 0.0)
 
 
 def _dense(g, tensor) -> np.ndarray:

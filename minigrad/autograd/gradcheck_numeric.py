@@ -16,8 +16,10 @@ t = -2h, 2h for the elements that need a closer look (below), and derives:
 **Rounding.** Each evaluation of g carries an error of about ``eps_dtype * |f|`` (more
 when the function cancels large terms). Divided by the step it becomes the noise floor
 of the difference quotient, ``resolution = eps_dtype * |f| / h``. How much the function
-amplifies rounding (``kappa``) is measured, not assumed: the gaps of a sample of
-columns, in units of the resolution, give it (their 90th percentile, at least 1).
+amplifies rounding (``kappa``) is measured, not assumed: on a sample of columns the
+step 4h is taken too, which separates the entries whose gap is noise from those whose
+gap is truncation (``Stencil.calibrate``); the noise gaps, in units of the resolution,
+give kappa (their 90th percentile, at least 1).
 
 **Error estimate** of central(h), per entry:
 
@@ -164,16 +166,16 @@ class Differences:
     In full mode the arrays have shape (n_outputs, n_input_elements): entry [i, k] is
     about d f_i / d x_k. In fast mode they have shape (n_directions,) and hold
     directional derivatives projected on a cotangent. ``error`` estimates the error of
-    ``central``; ``kink_shape`` marks entries whose one-sided jump does not scale like a
-    smooth function's (only where the 2h step was taken); ``coupled`` marks entries
-    whose output moved at all when the input did.
+    ``central``; ``kink_residual`` is |jump(2h) - 2 jump(h)|, zero for a smooth function
+    and |jump| at a kink (zero where the 2h step was not taken); ``coupled`` marks
+    entries whose output moved at all when the input did.
     """
 
     central: np.ndarray
     error: np.ndarray
     right: np.ndarray
     left: np.ndarray
-    kink_shape: np.ndarray
+    kink_residual: np.ndarray
     finite: np.ndarray
     step: float
     coupled: np.ndarray | bool = True
@@ -196,9 +198,11 @@ class Stencil:
         self.coupled = np.ascontiguousarray(((g1 != base) | (gm1 != base)).T)
         self.h = a1[:, 0]
         self.gap = np.full(self.central.shape, np.nan)
-        self.kink_shape = np.zeros(self.central.shape, dtype=bool)
+        self.central2 = np.full(self.central.shape, np.nan)
+        self.kink_residual = np.zeros(self.central.shape)
         self.refined = np.zeros(n_in, dtype=bool)
         self.calibration = np.zeros(0, dtype=int)
+        self.noise_like = np.zeros((self.central.shape[0], 0), dtype=bool)
 
     def support(self) -> np.ndarray:
         """(n_out, n_in) bool: the entries whose output moved when the input did."""
@@ -216,18 +220,31 @@ class Stencil:
             central2 = ((g2 - gm2) / (a2 - b2)).T
             jump2 = ((g2 - base) / a2 - (base - gm2) / -b2).T
             jump = self.right[:, columns] - self.left[:, columns]
+            self.central2[:, columns] = central2
             self.gap[:, columns] = np.abs(self.central[:, columns] - central2)
-            self.kink_shape[:, columns] = np.abs(jump2 - 2.0 * jump) > 0.25 * np.abs(jump)
+            self.kink_residual[:, columns] = np.abs(jump2 - 2.0 * jump)
         moved = ((g2 != base) | (gm2 != base)).T
         self.coupled[:, columns] |= moved
         self.refined[columns] = True
 
     def calibrate(self, rng: np.random.Generator) -> None:
-        """Refine a random sample of columns: their gaps measure the rounding noise."""
+        """Measure the rounding noise on a random sample of columns.
+
+        Their gaps mix truncation (which grows as h^2) with noise (which shrinks as
+        1/h). One more step, 4h, tells them apart: where the gap between 2h and 4h is
+        less than twice the gap between h and 2h, noise dominates (truncation alone
+        would make it four times larger), and the gap measures the noise.
+        """
         n_in = self.work.size
         count = min(n_in, CALIBRATION_COLUMNS)
-        self.calibration = np.sort(rng.choice(n_in, size=count, replace=False))
-        self.refine(self.calibration)
+        cal = np.sort(rng.choice(n_in, size=count, replace=False))
+        self.calibration = cal
+        self.refine(cal)
+        (g4, gm4), (a4, b4) = stencil(self.evaluator, self.work, self.step, cal, (4.0, -4.0))
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            central4 = ((g4 - gm4) / (a4 - b4)[:, None]).T
+            gap_wide = np.abs(self.central2[:, cal] - central4)
+            self.noise_like = gap_wide < 2.0 * self.gap[:, cal]
 
     def differences(self, rows: slice, noise_eps: float, out_scale: np.ndarray) -> Differences:
         """The ``Differences`` of one output block (rows), with its error estimate."""
@@ -235,7 +252,9 @@ class Stencil:
         coupled = self.coupled[rows]
         resolution = (noise_eps * out_scale)[:, None] / self.h[None, :]
         cal = self.calibration
-        kappa = _amplification(self.gap[rows][:, cal], resolution[:, cal], coupled[:, cal])
+        kappa = _amplification(
+            self.gap[rows][:, cal], resolution[:, cal], coupled[:, cal] & self.noise_like[rows]
+        )
         error = resolution * np.where(coupled, 4.0 * kappa, kappa)
         finite = np.isfinite(central)
         refined = np.flatnonzero(self.refined)
@@ -250,7 +269,7 @@ class Stencil:
             error=error,
             right=self.right[rows],
             left=self.left[rows],
-            kink_shape=self.kink_shape[rows],
+            kink_residual=self.kink_residual[rows],
             finite=finite,
             step=self.step,
             coupled=coupled,
@@ -329,7 +348,7 @@ def analyse_directional(values, base, cotangent, noise_eps, out_scale, step):
         left = np.sum(v * (base - gm1), axis=1) / step
         jump = right - left
         jump2 = (np.sum(v * (g2 - base), axis=1) - np.sum(v * (base - gm2), axis=1)) / (2 * step)
-        kink_shape = np.abs(jump2 - 2.0 * jump) > 0.25 * np.abs(jump)
+        kink_residual = np.abs(jump2 - 2.0 * jump)
         # Rounding of each output, weighted by the cotangent, adds up in quadrature.
         noise = noise_eps * np.sqrt(np.sum((v * out_scale[None, :]) ** 2, axis=1)) / step
         error = 2.0 * gap + 4.0 * noise
@@ -340,7 +359,7 @@ def analyse_directional(values, base, cotangent, noise_eps, out_scale, step):
         error=error,
         right=right,
         left=left,
-        kink_shape=kink_shape,
+        kink_residual=kink_residual,
         finite=finite,
         step=step,
     )

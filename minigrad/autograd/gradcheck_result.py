@@ -162,16 +162,19 @@ class GradcheckResult:
         problems: failures that concern the whole check (a backward that raised, a
             function that is not deterministic).
         notes: warnings worth reading (low-precision inputs, a blind cotangent).
+        cost: how many times the function and backward ran (``function_calls``,
+            ``backward_passes``).
     """
 
-    def __init__(self, kind, pairs, problems, notes, atol, rtol, fast_mode):
+    def __init__(self, kind, pairs, problems, notes, options):
         from minigrad.autograd.gradcheck_verdict import overall_verdict
 
         self.kind = kind
         self.pairs = list(pairs)
         self.problems = list(problems)
         self.notes = list(notes)
-        self.atol, self.rtol, self.fast_mode = atol, rtol, fast_mode
+        self.atol, self.rtol, self.fast_mode = options.atol, options.rtol, options.fast_mode
+        self.cost = dict(options.cost)
         self.verdict = overall_verdict([p.verdict for p in self.pairs], self.problems)
 
     def __bool__(self) -> bool:

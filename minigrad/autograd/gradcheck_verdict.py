@@ -9,7 +9,7 @@ For each entry, with D the numerical derivative, E its estimated error (see
     failed         |D - A| >  tol + E               (no rounding or truncation explains it)
     inconclusive   otherwise                        (the finite difference cannot tell)
     non-differentiable
-                   the one-sided derivatives differ by more than tol + E, their jump does
+                   the one-sided derivatives differ by more than tol + 2E, their jump does
                    not shrink with the step as a smooth function's would, and A lies
                    between them (a valid one-sided derivative or subgradient). If A lies
                    outside, the entry is failed.
@@ -57,7 +57,7 @@ def classify(diffs, analytical, error, atol: float, rtol: float, scale=0.0) -> n
     flat = status.reshape(-1)
     d, a, e = (np.ravel(x)[idx] for x in (d, analytical, error))
     right, left = np.ravel(diffs.right)[idx], np.ravel(diffs.left)[idx]
-    kink_shape, finite = np.ravel(diffs.kink_shape)[idx], np.ravel(diffs.finite)[idx]
+    residual, finite = np.ravel(diffs.kink_residual)[idx], np.ravel(diffs.finite)[idx]
     if np.ndim(scale):
         scale = np.ravel(np.broadcast_to(scale, diffs.central.shape))[idx]
     with np.errstate(invalid="ignore", over="ignore"):
@@ -66,7 +66,11 @@ def classify(diffs, analytical, error, atol: float, rtol: float, scale=0.0) -> n
         sub = np.full(idx.size, INCONCLUSIVE, dtype=np.int8)
         sub[(diff <= tol) & (e <= tol)] = PASSED
         sub[diff > tol + e] = FAILED
-        kink = finite & kink_shape & (np.abs(right - left) > tol + e)
+        # A kink: the one-sided derivatives differ by more than the tolerance and twice
+        # the error estimate (a one-sided difference is noisier than a central one), and
+        # the jump does not grow with the step as a smooth function's h g'' would.
+        jump = np.abs(right - left)
+        kink = finite & (jump > tol + 2 * e) & (residual > 0.25 * jump + 2 * e)
         if kink.any():
             low = np.minimum(left, right) - tol - e
             high = np.maximum(left, right) + tol + e
