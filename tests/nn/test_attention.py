@@ -424,6 +424,19 @@ def test_mha_gradcheck_input_and_parameters(rng, need_weights):
     assert mg.gradcheck(fn, [x, *params])
 
 
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_gradcheck_in_training_with_attention_dropout(rng, need_weights):
+    mha = nn.MultiheadAttention(4, 2, dropout=0.3, dtype=mg.float64)  # training mode
+    x = mg.tensor(rng.standard_normal((3, 2, 4)), requires_grad=True)
+
+    def fn(x, *params):
+        mg.manual_seed(4)  # the same dropout mask on every evaluation
+        out, w = mha(x, x, x, need_weights=need_weights)
+        return out
+
+    assert mg.gradcheck(fn, [x, *mha.parameters()])
+
+
 def test_mha_gradgradcheck_self_attention(rng):
     mha = nn.MultiheadAttention(4, 2, dtype=mg.float64)
     x = mg.tensor(rng.standard_normal((3, 1, 4)), requires_grad=True)
