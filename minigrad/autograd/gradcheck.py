@@ -251,9 +251,13 @@ def warning_messages(result: GradcheckResult, pair_warnings: bool = True) -> lis
     out = []
     if result.verdict == "failed":
         return out
+    # A vacuous pair is worth a warning when nothing at all was checked about its input
+    # (an output that does not depend on an input another output depends on is normal).
+    checked = {p.input for p in result.pairs if p.verdict != "vacuous"}
     for p in result.pairs:
-        if p.verdict == "vacuous" and (pair_warnings or result.verdict == "vacuous"):
-            out.append(f"{result.kind}: vacuous check: {p.headline()}")
+        if p.verdict == "vacuous":
+            if result.verdict == "vacuous" or (pair_warnings and p.input not in checked):
+                out.append(f"{result.kind}: vacuous check: {p.headline()}")
         elif p.verdict in ("inconclusive", "non-differentiable"):
             out.append(f"{result.kind}: {p.headline()}")
     out += [f"{result.kind}: {n}" for n in result.notes if "not float64" not in n]

@@ -220,7 +220,9 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
         blocks = []
         for n, out in enumerate(checked):
             rows = evaluator.block(n)
-            noise_eps = max(machine_eps(out.dtype), machine_eps(t.tensor.dtype))
+            # Rounding happens in the computation, at the output's precision (the input's
+            # step is realized exactly); lower precision inside is measured by kappa.
+            noise_eps = machine_eps(out.dtype)
             scale = _output_scale(base[rows])
             analytical = jacobian.jac[i][rows]
             blocks.append((rows, noise_eps, scale, analytical))
@@ -489,7 +491,9 @@ def _fast(evaluate, evaluator, checked, targets, steps, base, names, options, pr
         for n, out in enumerate(checked):
             block = evaluator.block(n)
             v = cot[:, block]
-            noise_eps = max(machine_eps(out.dtype), machine_eps(t.tensor.dtype))
+            # Rounding happens in the computation, at the output's precision (the input's
+            # step is realized exactly); lower precision inside is measured by kappa.
+            noise_eps = machine_eps(out.dtype)
             scale_out = _output_scale(base[block])
             diffs, jvp_norm = analyse_directional(
                 values[:, :, block], base[block], v, noise_eps, scale_out, steps[i]
