@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from minigrad.nn.norms import reference
+from minigrad.nn.norms.buffers import default_pool
 
 __all__ = [
     "batch_norm_backward",
@@ -99,9 +100,14 @@ def _contiguous(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=dtype)
 
 
+def _empty(shape: tuple, dtype=np.float64) -> np.ndarray:
+    """An output or scratch array from the pool of reusable buffers (see buffers.py)."""
+    return default_pool.empty(shape, dtype)
+
+
 def _empty_like_rows(need: bool, shape: tuple, dtype: np.dtype) -> np.ndarray:
     """The output for dx, or a 0-size stand-in of the same rank when dx is not needed."""
-    return np.empty(shape if need else (0,) * len(shape), dtype=dtype)
+    return _empty(shape, dtype) if need else np.empty((0,) * len(shape), dtype=dtype)
 
 
 # ---------------------------------------------------------------------------- LayerNorm
@@ -111,7 +117,7 @@ def layer_norm_forward(x, weight, bias, normalized_ndim: int, eps: float):
     lead = x.shape[: x.ndim - normalized_ndim]
     rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
     x2 = _contiguous(x, x.dtype).reshape(rows, n)
-    y = np.empty((rows, n), dtype=x.dtype)
+    y = _empty((rows, n), x.dtype)
     mean = np.empty(rows, dtype=x.dtype)
     rstd = np.empty(rows, dtype=x.dtype)
     _run(
@@ -137,8 +143,8 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
     rows = x.size // n
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
-    dw_part = np.empty((chunks, n))
-    db_part = np.empty((chunks, n))
+    dw_part = _empty((chunks, n))
+    db_part = _empty((chunks, n))
     _run(
         _kernels("layer_norm").layer_norm_backward,
         x.size,
@@ -164,7 +170,7 @@ def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
         return reference.rms_norm_forward(x, weight, normalized_ndim, eps)
     lead = x.shape[: x.ndim - normalized_ndim]
     rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
-    y = np.empty((rows, n), dtype=x.dtype)
+    y = _empty((rows, n), x.dtype)
     rstd = np.empty(rows, dtype=x.dtype)
     _run(
         _kernels("rms_norm").rms_norm_forward,
@@ -186,7 +192,7 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
     rows = x.size // n
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
-    dw_part = np.empty((chunks, n))
+    dw_part = _empty((chunks, n))
     _run(
         _kernels("rms_norm").rms_norm_backward,
         x.size,
@@ -230,8 +236,8 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
     n, c, length = x3.shape
     if training:
         per, chunks = _chunks(n)
-        mean_part = np.empty((chunks, c))
-        m2_part = np.empty((chunks, c))
+        mean_part = _empty((chunks, c))
+        m2_part = _empty((chunks, c))
         _run(k.batch_norm_stats, x.size, x3, per, mean_part, m2_part)
         mean, var = _merge_chunks(mean_part, m2_part, per, n, length)
     else:
@@ -240,7 +246,7 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
     rstd = 1.0 / np.sqrt(var + eps)
     w = np.ones(c) if weight is None else weight.astype(np.float64)
     b = np.zeros(c) if bias is None else bias
-    y = np.empty_like(x3)
+    y = _empty(x3.shape, x.dtype)
     _run(
         k.batch_norm_apply,
         x.size,
@@ -268,8 +274,8 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
     dweight = dbias = None
     if training or weight is not None:
         per, chunks = _chunks(n)
-        sum_dy_part = np.empty((chunks, c))
-        sum_dy_xmu_part = np.empty((chunks, c))
+        sum_dy_part = _empty((chunks, c))
+        sum_dy_xmu_part = _empty((chunks, c))
         _run(
             k.batch_norm_backward_sums, x.size, dy3, x3, mean_64, per, sum_dy_part, sum_dy_xmu_part
         )
@@ -291,7 +297,7 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
             d = -a * sum_dy / m
         else:
             b = d = np.zeros(c)
-        dx = np.empty_like(x3)
+        dx = _empty(x3.shape, x.dtype)
         dt = x.dtype
         _run(
             k.batch_norm_backward_input,
@@ -315,7 +321,7 @@ def group_norm_forward(x, weight, bias, num_groups: int, eps: float):
     n, c = x.shape[0], x.shape[1]
     rows, cg = n * num_groups, c // num_groups
     x3 = _contiguous(x, x.dtype).reshape(rows, cg, -1)
-    y = np.empty_like(x3)
+    y = _empty(x3.shape, x.dtype)
     mean = np.empty(rows, dtype=x.dtype)
     rstd = np.empty(rows, dtype=x.dtype)
     _run(
@@ -342,8 +348,8 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
     x3 = _contiguous(x, x.dtype).reshape(rows, cg, -1)
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, x3.shape, x.dtype)
-    dw_part = np.empty((chunks, c))
-    db_part = np.empty((chunks, c))
+    dw_part = _empty((chunks, c))
+    db_part = _empty((chunks, c))
     _run(
         _kernels("group_norm").group_norm_backward,
         x.size,
