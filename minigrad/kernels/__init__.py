@@ -9,4 +9,13 @@ Conventions (see STYLE.md, after numbagg):
   ``out`` argument; axis handling, dtype dispatch and allocation stay in the wrapper.
 - Numba's cache does not notice edits to a jitted helper imported from another module,
   so each kernel module keeps its jitted helpers to itself.
+- Reductions along a row need ``fastmath={"reassoc", ...}`` to be vectorized (without
+  it LLVM keeps the additions in order); keep NaN / inf semantics (no ``nnan``/``ninf``).
+- Never ``out[j] += ...`` across ``prange`` iterations (it races). A sum over rows is
+  split into a fixed number of chunks chosen from the shape alone, each chunk writes its
+  own row of partial sums (float64 for float32 inputs), and the wrapper adds the rows in
+  order: bit-identical results on every run and any thread count.
+- Small inputs are not worth waking the worker threads; the norm wrappers run kernels
+  on one thread below a size threshold (``numba.set_num_threads`` is per calling thread),
+  and take their outputs from a pool of reusable buffers (``nn/norms/buffers.py``).
 """
