@@ -303,6 +303,15 @@ def _amplification(gap: np.ndarray, resolution: np.ndarray, mask: np.ndarray) ->
     return max(1.0, float(np.quantile(ratio, 0.9)))
 
 
+def output_scale(values: np.ndarray) -> np.ndarray:
+    """The magnitude that sets each output element's rounding: its own size, and at least
+    the median size of its output tensor (an element that happens to be near zero is
+    still computed from intermediates of the usual size). Systematic amplification,
+    such as cancellation of large terms, is measured separately (``kappa``)."""
+    mags = np.abs(np.nan_to_num(values, nan=0.0, posinf=0.0, neginf=0.0))
+    return np.maximum(mags, np.median(mags) if mags.size else 0.0)
+
+
 # ---------------------------------------------------------------------------- fast mode
 _FAST_MULTIPLES = (1.0, -1.0, 2.0, -2.0)
 
@@ -351,8 +360,17 @@ def analyse_directional(values, base, cotangent, noise_eps, out_scale, step):
         kink_residual = np.abs(jump2 - 2.0 * jump)
         # Rounding of each output, weighted by the cotangent, adds up in quadrature.
         noise = noise_eps * np.sqrt(np.sum((v * out_scale[None, :]) ** 2, axis=1)) / step
-        error = 2.0 * gap + 4.0 * noise
         finite = np.isfinite(central) & np.isfinite(central2)
+        # The directions share one noise level, measured twice over: the largest gap
+        # (a single gap can be small by chance), and the residual |jump(2h) - 2 jump(h)|,
+        # which is pure noise on a smooth function (about 4 sigma / h; its median
+        # ignores a direction that crosses a kink).
+        if finite.any():
+            pooled = np.max(gap[finite])
+            noise = np.maximum(noise, np.median(kink_residual[finite]) / 4.0)
+        else:
+            pooled = np.inf
+        error = 2.0 * np.maximum(gap, pooled) + 4.0 * noise
         error = np.where(finite, error, np.inf)
     diffs = Differences(
         central=central,

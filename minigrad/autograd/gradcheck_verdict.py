@@ -27,6 +27,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd.gradcheck_result import Entry, PairResult
+
+#: How many entries the report lists per pair.
+WORST = 5
+
 PASSED, INCONCLUSIVE, NONDIFF, FAILED = 0, 1, 2, 3
 STATUS_NAMES = {
     PASSED: "passed",
@@ -139,3 +144,139 @@ def worst_entries(status, numerical, analytical, error, atol, rtol, limit: int, 
                 order = np.argsort(-diff, kind="stable")
         return code, idx[order[:limit]]
     return PASSED, np.zeros(0, dtype=int)
+
+
+# ---------------------------------------------------------------------------- the report
+def pair_result(
+    n, out, target, evaluator, names, diffs, analytical, error, options, extra_failure, scale
+):
+    numerical = diffs.central
+    status = classify(diffs, analytical, error, options.atol, options.rtol, scale)
+    verdict = pair_verdict(status, numerical, analytical, error, options.atol)
+    counts = dict(zip(STATUS_NAMES.values(), np.bincount(status.ravel(), minlength=4).tolist()))
+    with np.errstate(invalid="ignore"):
+        abs_err = np.abs(numerical - analytical)
+    max_abs = float(np.nanmax(abs_err)) if abs_err.size else 0.0
+    finite_err = error[np.isfinite(error)]
+    fd_error = float(finite_err.max()) if finite_err.size else 0.0
+    reason = _reason(verdict, status, counts, numerical, error, out, target, options, diffs.step)
+    if extra_failure is not None:
+        verdict = "failed"
+        reason = extra_failure if counts["failed"] == 0 else reason + "; and " + extra_failure
+    _, idx = worst_entries(
+        status, numerical, analytical, error, options.atol, options.rtol, WORST, scale
+    )
+    worst = [
+        _entry(k, status, numerical, analytical, error, diffs, out, target, options, scale)
+        for k in idx
+    ]
+    return PairResult(
+        output=evaluator.positions[n],
+        output_name=names[evaluator.positions[n]],
+        output_shape=tuple(out.shape),
+        input=target.position,
+        input_name=target.name,
+        input_shape=tuple(target.tensor.shape),
+        dtype=target.tensor.dtype,
+        verdict=verdict,
+        reason=reason,
+        step=diffs.step,
+        max_abs_error=max_abs,
+        fd_error=fd_error,
+        counts=counts,
+        worst=worst,
+        fast_mode=options.fast_mode,
+    )
+
+
+def _entry(k, status, numerical, analytical, error, diffs, out, target, options, scale):
+    at = np.unravel_index(int(k), numerical.shape)
+    if options.fast_mode:
+        out_ix, in_ix = (), (int(k),)
+    else:
+        out_ix = tuple(int(x) for x in np.unravel_index(at[0], out.shape))
+        in_ix = tuple(int(x) for x in np.unravel_index(at[1], target.tensor.shape))
+    num, ana = float(numerical[at]), float(analytical[at])
+    scale_k = float(np.broadcast_to(scale, numerical.shape)[at])
+    abs_err = abs(num - ana)
+    return Entry(
+        output_index=out_ix,
+        input_index=in_ix,
+        numerical=num,
+        analytical=ana,
+        abs_error=abs_err,
+        rel_error=abs_err / abs(num) if num != 0 else (0.0 if abs_err == 0 else float("inf")),
+        tolerance=float(tolerance(num, options.atol, options.rtol, scale_k)),
+        fd_error=float(error[at]),
+        status=STATUS_NAMES[int(status[at])],
+        left=float(diffs.left[at]),
+        right=float(diffs.right[at]),
+    )
+
+
+def _reason(verdict, status, counts, numerical, error, out, target, options, step) -> str:
+    total = status.size
+    what = "directions" if options.fast_mode else "entries"
+    if verdict == "passed":
+        return f"all {total} {what} agree within atol + rtol*|numerical|"
+    if verdict == "failed":
+        text = (
+            f"{counts['failed']} of {total} {what} differ by more than atol + "
+            "rtol*|numerical| plus the estimated finite-difference error"
+        )
+        if not out.requires_grad:
+            text += (
+                "; the output does not require grad, so backward never reached this input: "
+                "the computation was detached (detach(), NumPy, no_grad, or a backward "
+                "not written with Tensor operations)"
+            )
+        return text
+    if verdict == "vacuous":
+        if total == 0:
+            return "there is nothing to compare (an empty input or output)"
+        text = (
+            "both Jacobians are zero (every entry within atol): a backward that returned "
+            "zeros would pass too, so nothing was checked"
+        )
+        if out.data.size == 1:
+            text += (
+                ". A scalar such as y.sum() of a normalized y is constant; reduce with "
+                "random weights, (y * w).sum(), or check y itself"
+            )
+        return text
+    if verdict == "inconclusive":
+        mask = status == INCONCLUSIVE
+        with np.errstate(invalid="ignore"):
+            worst_error = float(np.nanmax(np.where(np.isfinite(error[mask]), error[mask], 0)))
+        not_finite = int(np.sum(~np.isfinite(numerical[mask])))
+        text = (
+            f"{counts['inconclusive']} of {total} {what} cannot be decided: the estimated "
+            f"finite-difference error (up to {worst_error:.1e}) is larger than the "
+            "tolerance or than the disagreement"
+        )
+        if not_finite:
+            text += f"; {not_finite} are not finite at x +- step"
+        if target.tensor.dtype != np.float64:
+            text += (
+                f" ({target.tensor.dtype} rounding: check in float64, or loosen atol to "
+                f"about {_round_up(worst_error)})"
+            )
+        elif np.isfinite(worst_error):
+            text += (
+                f" (rounding of outputs as large as {np.nanmax(np.abs(out.data)):.2g} limits "
+                f"what a step of {step:g} resolves: pass a larger eps, or atol of about "
+                f"{_round_up(worst_error)})"
+            )
+        return text
+    return (
+        f"{counts['non-differentiable']} of {total} {what} sit where the function is not "
+        "differentiable (the one-sided derivatives differ, e.g. relu or abs at 0, max with "
+        "ties); the analytical values there are valid one-sided derivatives. The other "
+        "entries agree"
+    )
+
+
+def _round_up(x: float) -> str:
+    if not np.isfinite(x) or x <= 0:
+        return "a larger value"
+    return f"{10 ** np.ceil(np.log10(x)):.0e}"
