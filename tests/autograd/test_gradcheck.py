@@ -25,6 +25,9 @@ from minigrad.autograd.gradcheck import (
 )
 from minigrad.tensor import Tensor
 
+# Tests that expect a GradcheckWarning say so with pytest.warns; the others' are noise.
+pytestmark = pytest.mark.filterwarnings("ignore::minigrad.autograd.gradcheck.GradcheckWarning")
+
 
 def leaf(*shape, seed=0, dtype=np.float64):
     return mg.tensor(

@@ -25,6 +25,9 @@ from minigrad.autograd import Function
 from minigrad.autograd.gradcheck import GradcheckError, GradcheckWarning, gradcheck
 from minigrad.tensor import Tensor
 
+# Tests that expect a GradcheckWarning say so with pytest.warns; the others' are noise.
+pytestmark = pytest.mark.filterwarnings("ignore::minigrad.autograd.gradcheck.GradcheckWarning")
+
 
 def numpy_op(forward, backward):
     """A differentiable op whose forward and backward are NumPy functions of the arrays.
