@@ -1,0 +1,173 @@
+"""One training step of a tiny transformer: minigrad against PyTorch, same model and batch.
+
+The step is forward, cross-entropy, backward and AdamW, in float32 with 2 threads
+(matmuls, kernels and PyTorch's pool), for a decoder-only model: token and position
+embeddings, pre-norm TransformerBlocks with GELU and a causal mask, a final LayerNorm,
+a linear head. PyTorch's model is built from ``nn.TransformerEncoderLayer`` with the
+same names and receives minigrad's initial weights, so both compute the same thing.
+
+    python benchmarks/bench_train.py            # step times, tokens/s, ratio
+    python benchmarks/bench_train.py --profile  # where minigrad's step spends its time
+    python benchmarks/bench_train.py --memory   # peak RSS of each, in separate processes
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import subprocess
+import sys
+
+import numpy as np
+from _timing import fmt_time, interleaved, try_import_torch
+
+import minigrad as mg
+import minigrad.nn.functional as F
+import minigrad.optim as optim
+from minigrad.threads import set_num_threads
+from minigrad.train.model import TinyTransformer
+
+SIZES = {
+    "small": dict(batch=32, length=64, d_model=128, heads=4, layers=2, d_ff=512, vocab=64),
+    "large": dict(batch=32, length=64, d_model=256, heads=4, layers=4, d_ff=1024, vocab=64),
+}
+
+
+def minigrad_step(size: dict, seed: int = 0):
+    mg.manual_seed(seed)
+    model = TinyTransformer(
+        size["vocab"], size["length"], size["d_model"], size["heads"], size["layers"],
+        size["d_ff"], norm="layer", norm_first=True, activation="gelu", dropout=0.0,
+    )
+    opt = optim.AdamW(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(seed)
+    x = mg.tensor(rng.integers(0, size["vocab"], (size["batch"], size["length"])))
+    y = mg.tensor(rng.integers(0, size["vocab"], (size["batch"] * size["length"],)))
+
+    def step():
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x).reshape(-1, size["vocab"]), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return model, step, x, y
+
+
+def torch_step(torch, size: dict, state: dict, x: np.ndarray, y: np.ndarray):
+    nn = torch.nn
+
+    class TorchTiny(nn.Module):
+        def __init__(self):
+            super().__init__()
+            d = size["d_model"]
+            self.tok_emb = nn.Embedding(size["vocab"], d)
+            self.pos_emb = nn.Embedding(size["length"], d)
+            self.blocks = nn.ModuleList(
+                nn.TransformerEncoderLayer(
+                    d, size["heads"], size["d_ff"], dropout=0.0, activation="gelu",
+                    batch_first=True, norm_first=True,
+                )
+                for _ in range(size["layers"])
+            )
+            self.norm = nn.LayerNorm(d)
+            self.head = nn.Linear(d, size["vocab"])
+
+        def forward(self, tokens):
+            t = tokens.shape[1]
+            h = self.tok_emb(tokens) + self.pos_emb(torch.arange(t))
+            mask = nn.Transformer.generate_square_subsequent_mask(t)
+            for block in self.blocks:
+                h = block(h, src_mask=mask, is_causal=True)
+            return self.head(self.norm(h))
+
+    model = TorchTiny()
+    model.load_state_dict({k: torch.from_numpy(np.array(v)) for k, v in state.items()})
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    tx, ty = torch.from_numpy(x), torch.from_numpy(y)
+
+    def step():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(tx).reshape(-1, size["vocab"]), ty)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def compare(name: str, size: dict, torch) -> None:
+    model, mg_step, x, y = minigrad_step(size)
+    fns = {"minigrad": mg_step}
+    if torch is not None:
+        fns["torch"] = torch_step(torch, size, model.state_dict(), x.numpy(), y.numpy())
+        l_mg, l_torch = float(mg_step().item()), float(fns["torch"]().item())
+        print(f"  first-step loss: minigrad {l_mg:.6f}, torch {l_torch:.6f}")
+    times = interleaved(fns, repeats=15, warmup=3)
+    tokens = size["batch"] * size["length"]
+    for lib, t in times.items():
+        print(f"  {lib:9s} {fmt_time(t)} per step, {tokens / t:10,.0f} tokens/s")
+    if "torch" in times:
+        print(f"  ratio minigrad / torch: {times['minigrad'] / times['torch']:.2f}x")
+
+
+def profile(size: dict) -> None:
+    _, step, _, _ = minigrad_step(size)
+    for _ in range(3):
+        step()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(10):
+        step()
+    prof.disable()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(20)
+
+
+def peak_rss_mb(lib: str, size_name: str, steps: int = 20) -> float:
+    """Peak RSS of a fresh process that runs ``steps`` training steps with one library."""
+    code = f"""
+import resource, sys
+sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
+import bench_train as b
+size = b.SIZES[{size_name!r}]
+model, step, x, y = b.minigrad_step(size)
+if {lib!r} == "torch":
+    import torch
+    torch.set_num_threads(2)
+    step = b.torch_step(torch, size, model.state_dict(), x.numpy(), y.numpy())
+    del model
+for _ in range({steps}):
+    step()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--memory", action="store_true")
+    parser.add_argument("--size", choices=sorted(SIZES), action="append")
+    args = parser.parse_args()
+    set_num_threads(2)
+    torch = try_import_torch()
+    for name in args.size or ["small", "large"]:
+        size = SIZES[name]
+        print(f"{name}: {size}")
+        if args.profile:
+            profile(size)
+            continue
+        compare(name, size, torch)
+        if args.memory:
+            rss_mg = peak_rss_mb("minigrad", name)
+            line = f"  peak RSS: minigrad {rss_mg:.0f} MB"
+            if torch is not None:
+                rss_torch = peak_rss_mb("torch", name)
+                line += f", torch {rss_torch:.0f} MB, ratio {rss_mg / rss_torch:.2f}x"
+            print(line)
+
+
+if __name__ == "__main__":
+    main()

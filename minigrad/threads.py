@@ -1,0 +1,81 @@
+"""How many threads minigrad computes with: ``mg.set_num_threads`` / ``mg.get_num_threads``.
+
+Two pools do minigrad's parallel work: the BLAS library behind NumPy's matmul
+(OpenBLAS in NumPy's wheels) and Numba's pool behind the fused kernels. Like
+``torch.set_num_threads``, one call sets both. On a machine shared with other busy
+processes, fewer threads than cores is often faster: a BLAS thread that has to wait
+for a core stalls the whole matmul.
+
+The BLAS library is found among the shared libraries the process has loaded (Linux);
+where it cannot be found the BLAS setting is left alone and ``set_num_threads`` says so
+by returning False.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+
+_requested: int | None = None
+_blas_setter = None  # the C function, once found; False when there is none
+
+
+def _find_blas_setter():
+    """``openblas_set_num_threads`` of the OpenBLAS that NumPy loaded, or None."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as f:
+            paths = {line.split()[-1] for line in f if "openblas" in line.lower()}
+    except OSError:
+        return None
+    names = (
+        "scipy_openblas_set_num_threads64_",
+        "scipy_openblas_set_num_threads",
+        "openblas_set_num_threads64_",
+        "openblas_set_num_threads",
+    )
+    for path in sorted(paths):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in names:
+            fn = getattr(lib, name, None)
+            if fn is not None:
+                fn.argtypes = [ctypes.c_int]
+                fn.restype = None
+                return fn
+    return None
+
+
+def set_num_threads(n: int) -> bool:
+    """Use ``n`` threads for matmuls (NumPy's BLAS) and minigrad's Numba kernels.
+
+    Returns True when the BLAS thread count could be set too, False when only the
+    kernels' count was (the BLAS library was not found).
+    """
+    global _requested, _blas_setter
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"set_num_threads: n must be a positive int, got {n!r}")
+    _requested = n
+    apply_to_numba()
+    if _blas_setter is None:
+        _blas_setter = _find_blas_setter() or False
+    if _blas_setter:
+        _blas_setter(n)
+        return True
+    return False
+
+
+def get_num_threads() -> int:
+    """The thread count set by ``set_num_threads``, or the number of cores by default."""
+    return _requested if _requested is not None else (os.cpu_count() or 1)
+
+
+def apply_to_numba() -> None:
+    """Give Numba's pool the requested count (called again once numba is imported)."""
+    if _requested is None or "numba" not in sys.modules:
+        return
+    import numba
+
+    numba.set_num_threads(min(_requested, numba.config.NUMBA_NUM_THREADS))
