@@ -47,22 +47,23 @@ def _check_float(name: str, x: Tensor) -> Tensor:
 def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
     """Run a kernel of ``minigrad.kernels.activation`` over ``x`` (any shape).
 
-    Returns ``y`` or ``(y, dy/dx)``, shaped and typed like ``x``. Kernels take float32
-    or float64; other float dtypes (float16) go through float32.
+    Returns ``y`` or ``(y, dy/dx)``, shaped and typed like ``x``. float64 goes to the
+    libm kernels, float32 to the vectorised ones (``*32``); other float dtypes
+    (float16) go through float32.
     """
     from minigrad.kernels import activation as K  # lazy: importing numba costs ~0.5 s
 
     dtype = x.dtype
-    work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    work = np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
+    suffix = "" if work == np.float64 else "32"
     flat = np.ascontiguousarray(x, dtype=work).reshape(-1)
     out = np.empty_like(flat)
     if with_derivative:
         d = np.empty_like(flat)
-        getattr(K, kernel_name + "_fwd_bwd")(flat, out, d)
-        return out.reshape(x.shape).astype(dtype, copy=False), d.reshape(x.shape).astype(
-            dtype, copy=False
-        )
-    getattr(K, kernel_name + "_fwd")(flat, out)
+        getattr(K, f"{kernel_name}_fwd_bwd{suffix}")(flat, out, d)
+        y, dydx = out.reshape(x.shape), d.reshape(x.shape)
+        return y.astype(dtype, copy=False), dydx.astype(dtype, copy=False)
+    getattr(K, f"{kernel_name}_fwd{suffix}")(flat, out)
     return out.reshape(x.shape).astype(dtype, copy=False)
 
 
