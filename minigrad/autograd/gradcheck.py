@@ -16,15 +16,17 @@ import numpy as np
 
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
-from minigrad.autograd.gradcheck_core import DEFAULT_EPS, Options, Target, run_check
 from minigrad.autograd.gradcheck_module import gradcheck_module
-from minigrad.autograd.gradcheck_numeric import as_tuple, machine_eps
+from minigrad.autograd.gradcheck_options import DEFAULT_EPS, Options, Target
 from minigrad.autograd.gradcheck_result import (
     GradcheckError,
     GradcheckResult,
     GradcheckWarning,
     PairResult,
 )
+
+# The checker itself (gradcheck_core and what it imports) is loaded on first use, so
+# that ``import minigrad`` stays fast.
 
 __all__ = [
     "GradcheckError",
@@ -97,10 +99,12 @@ def gradcheck(
         >>> mg.gradcheck(lambda x: x.tanh() * x, (x,))
         True
     """
-    inputs = as_tuple(inputs)
+    inputs = _as_tuple(inputs)
     targets = _targets(inputs, "gradcheck")
     options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     _warn_low_precision(targets, eps, stacklevel=2)
+    from minigrad.autograd.gradcheck_core import run_check
+
     result = run_check(lambda: fn(*inputs), targets, options, "gradcheck")
     return finish(result, raise_exception, return_result, stacklevel=2)
 
@@ -143,12 +147,12 @@ def gradgradcheck(
     """
     from minigrad.tensor import Tensor
 
-    inputs = as_tuple(inputs)
+    inputs = _as_tuple(inputs)
     targets = _targets(inputs, "gradgradcheck")
     options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     tensors = [t.tensor for t in targets]
     with enable_grad():
-        outputs = as_tuple(fn(*inputs))
+        outputs = _as_tuple(fn(*inputs))
     positions = [
         j
         for j, o in enumerate(outputs)
@@ -162,7 +166,7 @@ def gradgradcheck(
     rng = np.random.default_rng(seed)
     given = grad_outputs is not None
     if given:
-        grad_outputs = as_tuple(grad_outputs)
+        grad_outputs = _as_tuple(grad_outputs)
         if len(grad_outputs) != len(positions):
             raise ValueError(
                 f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(positions)} "
@@ -189,7 +193,7 @@ def gradgradcheck(
         # During finite differences grad mode is off: only values are needed there.
         build = is_grad_enabled()
         with enable_grad():
-            outs = as_tuple(fn(*inputs))
+            outs = _as_tuple(fn(*inputs))
             grads = autograd_grad(
                 [outs[j] for j in positions],
                 tensors,
@@ -211,6 +215,8 @@ def gradgradcheck(
     second = [Target(v, f"grad_outputs[{k}]", len(inputs) + k) for k, v in enumerate(cotangents)]
     output_names = {k: f"grad[{t.name}]" for k, t in enumerate(targets)}
     _warn_low_precision(targets, eps, stacklevel=2)
+    from minigrad.autograd.gradcheck_core import run_check
+
     result = run_check(first_derivatives, targets + second, options, "gradgradcheck", output_names)
     result.notes.extend(notes)
     # The pairs with respect to grad_outputs only re-check J itself; the second
@@ -265,6 +271,10 @@ def warning_messages(result: GradcheckResult, pair_warnings: bool = True) -> lis
 
 
 # ---------------------------------------------------------------------------- helpers
+def _as_tuple(x) -> tuple:
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
 def _targets(inputs: tuple, kind: str) -> list:
     from minigrad.tensor import Tensor
 
@@ -301,7 +311,8 @@ def _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed) -> Op
 
 
 def _warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None:
-    from minigrad.autograd.gradcheck_core import low_precision_note, step_for
+    from minigrad.autograd.gradcheck_core import low_precision_note
+    from minigrad.autograd.gradcheck_options import step_for
 
     note = low_precision_note(targets, [step_for(t.tensor, eps) for t in targets])
     if note:
@@ -311,10 +322,11 @@ def _warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None
 def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | None:
     """A cotangent v is blind when J^T v = 0 although J is not zero (e.g. v constant
     along an axis that fn normalizes): every derivative of J^T v is then zero too."""
+    from minigrad.autograd.gradcheck_numeric import machine_eps
     from minigrad.tensor import Tensor
 
     with enable_grad():
-        outs = as_tuple(fn(*inputs))
+        outs = _as_tuple(fn(*inputs))
         selected = [outs[j] for j in positions]
         given = autograd_grad(
             selected,

@@ -24,11 +24,9 @@ afterwards, untouched.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import enable_grad, no_grad
 from minigrad.autograd.gradcheck_analytic import (
     AnalyticalJacobian,
@@ -40,62 +38,17 @@ from minigrad.autograd.gradcheck_numeric import (
     Evaluator,
     Stencil,
     as_tuple,
-    default_step,
     machine_eps,
     needs_refinement,
     output_scale,
 )
+from minigrad.autograd.gradcheck_options import Options, step_for
 from minigrad.autograd.gradcheck_result import GradcheckResult
 from minigrad.autograd.gradcheck_verdict import pair_result
 
 #: Beyond this many Jacobian entries per (all outputs, one input) a full check would
 #: be slow and memory hungry; fast mode is the tool.
 MAX_FULL_ENTRIES = 2**22
-
-
-class _DefaultStep(float):
-    """The default ``eps`` (1e-6). A float that remembers the caller did not choose it,
-    so that the step can follow each input's dtype instead."""
-
-    def __repr__(self) -> str:
-        return "1e-06"
-
-
-DEFAULT_EPS = _DefaultStep(1e-6)
-
-
-@dataclass
-class Target:
-    """A tensor whose derivatives are checked, and how the report names it."""
-
-    tensor: object
-    name: str
-    position: int
-
-
-@dataclass
-class Options:
-    eps: float
-    atol: float
-    rtol: float
-    nondet_tol: float
-    fast_mode: bool
-    num_directions: int
-    seed: int
-    cost: dict = field(default_factory=lambda: {"function_calls": 0, "backward_passes": 0})
-
-    def backward(self, *args, **kwargs):
-        """``autograd.grad``, counted."""
-        self.cost["backward_passes"] += 1
-        return autograd_grad(*args, **kwargs)
-
-
-def step_for(tensor, eps) -> float:
-    """The finite-difference step for a tensor: the caller's ``eps``, or, when left at
-    its default, the step for the tensor's dtype (``default_step``)."""
-    if eps is None or eps is DEFAULT_EPS:
-        return default_step(tensor.dtype)
-    return float(eps)
 
 
 def low_precision_note(targets, steps) -> str | None:

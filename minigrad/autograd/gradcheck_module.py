@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.gradcheck_core import DEFAULT_EPS, Target, run_check
+from minigrad.autograd.gradcheck_options import DEFAULT_EPS, Target
 
 
 def gradcheck_module(
@@ -76,6 +76,7 @@ def gradcheck_module(
         'input 0: ok\\nweight: ok\\nbias: ok'
     """
     from minigrad.autograd.gradcheck import _options, _warn_low_precision, finish
+    from minigrad.autograd.gradcheck_core import run_check
     from minigrad.random import get_rng_state, set_rng_state
     from minigrad.tensor import Tensor
 

@@ -262,15 +262,22 @@ def _reason(verdict, status, counts, numerical, error, out, target, options, ste
                 f"about {_round_up(worst_error)})"
             )
         elif np.isfinite(worst_error):
-            text += (
-                f" (rounding of outputs as large as {np.nanmax(np.abs(out.data)):.2g} limits "
-                f"what a step of {step:g} resolves: pass a larger eps, or atol of about "
-                f"{_round_up(worst_error)})"
-            )
+            largest = float(np.nanmax(np.abs(out.data))) if out.data.size else 0.0
+            rounding = np.finfo(np.float64).eps * largest / step
+            if worst_error <= 100 * rounding:
+                text += (
+                    f" (rounding of outputs as large as {largest:.2g} limits what a step of "
+                    f"{step:g} resolves: pass a larger eps, or atol of about "
+                    f"{_round_up(worst_error)})"
+                )
+            else:
+                text += (
+                    f" (the function curves too much over a step of {step:g}: pass a smaller eps)"
+                )
         return text
     return (
-        f"{counts['non-differentiable']} of {total} {what} sit where the function is not "
-        "differentiable (the one-sided derivatives differ, e.g. relu or abs at 0, max with "
+        f"{counts['non-differentiable']} of {total} {what} are at points where the function "
+        "is not differentiable (the one-sided derivatives differ, e.g. relu or abs at 0, max with "
         "ties); the analytical values there are valid one-sided derivatives. The other "
         "entries agree"
     )
