@@ -245,26 +245,36 @@ def _reason(verdict, status, counts, numerical, error, out, target, options, ste
             )
         return text
     if verdict == "inconclusive":
-        mask = status == INCONCLUSIVE
-        with np.errstate(invalid="ignore"):
-            worst_error = float(np.nanmax(np.where(np.isfinite(error[mask]), error[mask], 0)))
-        not_finite = int(np.sum(~np.isfinite(numerical[mask])))
+        return _inconclusive_reason(status, numerical, error, out, target, what, step)
+    return (
+        f"{counts['non-differentiable']} of {total} {what} are at points where the function "
+        "is not differentiable (the one-sided derivatives differ, e.g. relu or abs at 0, max with "
+        "ties); the analytical values there are valid one-sided derivatives. The other "
+        "entries agree"
+    )
+
+
+def _inconclusive_reason(status, numerical, error, out, target, what, step) -> str:
+    total = status.size
+    mask = status == INCONCLUSIVE
+    edge = mask & ~np.isfinite(error)  # not finite one step away
+    noisy = mask & ~edge
+    parts = []
+    if noisy.any():
+        worst_error = float(np.max(error[noisy]))
         text = (
-            f"{counts['inconclusive']} of {total} {what} cannot be decided: the estimated "
+            f"{int(noisy.sum())} of {total} {what} cannot be decided: the estimated "
             f"finite-difference error (up to {worst_error:.1e}) is larger than the "
             "tolerance or than the disagreement"
         )
-        if not_finite:
-            text += f"; {not_finite} are not finite at x +- step"
         if target.tensor.dtype != np.float64:
             text += (
                 f" ({target.tensor.dtype} rounding: check in float64, or loosen atol to "
                 f"about {_round_up(worst_error)})"
             )
-        elif np.isfinite(worst_error):
+        else:
             largest = float(np.nanmax(np.abs(out.data))) if out.data.size else 0.0
-            rounding = np.finfo(np.float64).eps * largest / step
-            if worst_error <= 100 * rounding:
+            if worst_error <= 100 * np.finfo(np.float64).eps * largest / step:
                 text += (
                     f" (rounding of outputs as large as {largest:.2g} limits what a step of "
                     f"{step:g} resolves: pass a larger eps, or atol of about "
@@ -274,13 +284,14 @@ def _reason(verdict, status, counts, numerical, error, out, target, options, ste
                 text += (
                     f" (the function curves too much over a step of {step:g}: pass a smaller eps)"
                 )
-        return text
-    return (
-        f"{counts['non-differentiable']} of {total} {what} are at points where the function "
-        "is not differentiable (the one-sided derivatives differ, e.g. relu or abs at 0, max with "
-        "ties); the analytical values there are valid one-sided derivatives. The other "
-        "entries agree"
-    )
+        parts.append(text)
+    if edge.any():
+        parts.append(
+            f"{int(edge.sum())} of {total} {what} cannot be decided because the function is "
+            "not finite within two steps of the input (a domain edge, such as sqrt or log "
+            "near 0): move the input away from it or pass a smaller eps"
+        )
+    return "; ".join(parts)
 
 
 def _round_up(x: float) -> str:

@@ -242,3 +242,34 @@ def test_float64_layers_pass(name):
         warnings.simplefilter("error")  # passed means no warning either
         result = gradcheck_module(layer, x, return_result=True)
     assert result.verdict == "passed", str(result)
+
+
+def _layer_norm(x):
+    xc = x - x.mean(-1, keepdim=True)
+    return xc * ((xc * xc).mean(-1, keepdim=True) + 1e-5).rsqrt()
+
+
+# Functions that amplify float32 rounding: cancellation of large terms (a normalization
+# of inputs with a large mean, a variance), long sums, saturated softmax, steep
+# functions. The noise they produce is what the error estimate must account for.
+ADVERSARIAL = [
+    ("layer norm, mean 50", _layer_norm, lambda r: r.standard_normal((3, 16)) + 50),
+    ("variance, mean 100", lambda x: x.var(-1), lambda r: r.standard_normal((3, 30)) + 100),
+    ("sum of 200 squares", lambda x: (x * x).sum(-1), lambda r: r.standard_normal((2, 200))),
+    ("softmax of logits x10", lambda x: x.softmax(-1), lambda r: 10 * r.standard_normal((3, 8))),
+    ("reciprocal near 0.05", lambda x: 1.0 / x, lambda r: 0.05 + r.random((3, 4))),
+    ("exp of large values", lambda x: x.exp(), lambda r: 3 * r.standard_normal((3, 4)) + 5),
+]
+
+
+@pytest.mark.parametrize("name,fn,draw", ADVERSARIAL, ids=[a[0] for a in ADVERSARIAL])
+@pytest.mark.parametrize("tolerances", [{}, {"atol": 1e-3, "rtol": 1e-2}], ids=["default", "loose"])
+def test_float32_rounding_amplifiers_are_never_failed(name, fn, draw, tolerances):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(6):
+            x = draw(np.random.default_rng(seed)).astype(np.float32)
+            result = gradcheck(
+                fn, (mg.tensor(x, requires_grad=True),), return_result=True, **tolerances
+            )
+            assert result.verdict != "failed", str(result)
