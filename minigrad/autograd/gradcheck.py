@@ -56,12 +56,14 @@ def gradcheck(
     """Check the gradients of ``fn`` at ``inputs`` against central finite differences.
 
     For every floating-point output of ``fn`` and every input that requires grad, the
-    analytical Jacobian (one backward per output element) is compared entry by entry
-    with central differences, each with an estimate of its own error (from a second
-    step size and the rounding of the dtype). An entry fails only when
-    ``|numerical - analytical| > atol + rtol * |numerical| + estimated error``.
-    Backward is also run twice with a random, non-uniform cotangent: the results must
-    agree within ``nondet_tol`` and match the Jacobian (linearity).
+    analytical Jacobian (from backward passes, one per group of output elements that
+    depend on disjoint inputs) is compared entry by entry with central differences,
+    each with an estimate of its own error (from a second step size and the rounding
+    of the dtype). An entry fails only when
+    ``|numerical - analytical| > atol + rtol * |numerical| + estimated error``; where
+    the estimated error exceeds the tolerance it is inconclusive instead. Backward is
+    also run twice with a random, non-uniform cotangent: the results must agree within
+    ``nondet_tol`` and match the Jacobian (linearity). See ``docs/gradcheck.md``.
 
     Args:
         fn: a function of the inputs returning a Tensor or a tuple (non-float outputs
