@@ -196,8 +196,10 @@ class GradcheckResult:
         raise KeyError(f"no (output {output}, input {input}) pair in this result")
 
     def by_input(self) -> dict:
-        """Each input's name -> its worst verdict over all outputs."""
-        order = {"failed": 4, "inconclusive": 3, "non-differentiable": 2, "vacuous": 1}
+        """Each input's name -> its worst verdict over all outputs. "vacuous" only when
+        it is vacuous for every output: an output that does not depend on an input is
+        no mark against that input's gradient."""
+        order = {"failed": 4, "inconclusive": 3, "non-differentiable": 2, "passed": 1}
         out = {}
         for p in self.pairs:
             old = out.get(p.input_name)
