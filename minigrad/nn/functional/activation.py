@@ -12,6 +12,7 @@ second derivatives are exact.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -44,27 +45,58 @@ def _check_float(name: str, x: Tensor) -> Tensor:
     return x
 
 
+#: Arrays at least this large are split between threads (below it, thread hand-off
+#: costs more than it saves).
+_SPLIT_AT = 1 << 16
+_pool = None
+
+
+def _threads():
+    """A small thread pool for the kernels, which release the GIL (created on first use)."""
+    global _pool
+    if _pool is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _pool = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1))
+    return _pool
+
+
+def _run_kernel(kernel, flat: np.ndarray, out: np.ndarray, dydx: np.ndarray) -> None:
+    """``kernel(flat, out, dydx)``, in contiguous chunks on the pool for large arrays."""
+    pool = _threads() if flat.size >= _SPLIT_AT else None
+    workers = pool._max_workers if pool is not None else 1
+    if workers == 1:
+        kernel(flat, out, dydx)
+        return
+    bounds = np.linspace(0, flat.size, workers + 1).astype(int)
+    with_d = dydx.size != 0
+    jobs = [
+        pool.submit(kernel, flat[a:b], out[a:b], dydx[a:b] if with_d else dydx)
+        for a, b in zip(bounds[:-1], bounds[1:])
+    ]
+    for job in jobs:
+        job.result()
+
+
 def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
     """Run a kernel of ``minigrad.kernels.activation`` over ``x`` (any shape).
 
     Returns ``y`` or ``(y, dy/dx)``, shaped and typed like ``x``. float64 goes to the
-    libm kernels, float32 to the vectorised ones (``*32``); other float dtypes
-    (float16) go through float32.
+    libm kernels (``gelu64``), float32 to the vectorised ones (``gelu32``); other float
+    dtypes (float16) go through float32.
     """
     from minigrad.kernels import activation as K  # lazy: importing numba costs ~0.5 s
 
     dtype = x.dtype
-    work = np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
-    suffix = "" if work == np.float64 else "32"
-    flat = np.ascontiguousarray(x, dtype=work).reshape(-1)
+    bits = 64 if dtype == np.float64 else 32
+    flat = np.ascontiguousarray(x, dtype=np.float64 if bits == 64 else np.float32).reshape(-1)
     out = np.empty_like(flat)
-    if with_derivative:
-        d = np.empty_like(flat)
-        getattr(K, f"{kernel_name}_fwd_bwd{suffix}")(flat, out, d)
-        y, dydx = out.reshape(x.shape), d.reshape(x.shape)
-        return y.astype(dtype, copy=False), dydx.astype(dtype, copy=False)
-    getattr(K, f"{kernel_name}_fwd{suffix}")(flat, out)
-    return out.reshape(x.shape).astype(dtype, copy=False)
+    dydx = np.empty_like(flat) if with_derivative else flat[:0]
+    _run_kernel(getattr(K, f"{kernel_name}{bits}"), flat, out, dydx)
+    y = out.reshape(x.shape).astype(dtype, copy=False)
+    if not with_derivative:
+        return y
+    return y, dydx.reshape(x.shape).astype(dtype, copy=False)
 
 
 # ---------------------------------------------------------------------------- erf
@@ -76,10 +108,9 @@ class Erf(Function):
         from minigrad.kernels import activation as K
 
         ctx.save_for_backward(x)
-        work = x.data.dtype if x.data.dtype in (np.float32, np.float64) else np.float32
-        flat = np.ascontiguousarray(x.data, dtype=work).reshape(-1)
+        flat = np.ascontiguousarray(x.data, dtype=np.float64).reshape(-1)
         out = np.empty_like(flat)
-        K.erf(flat, out)
+        _run_kernel(lambda a, o, _: K.erf(a, o), flat, out, flat[:0])
         return out.reshape(x.data.shape).astype(x.data.dtype, copy=False)
 
     @staticmethod
