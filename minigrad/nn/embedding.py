@@ -42,10 +42,20 @@ class Embedding(Module):
         num_embeddings: int,
         embedding_dim: int,
         padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
+        _weight=None,
+        _freeze: bool = False,
         device=None,
         dtype=None,
     ) -> None:
         super().__init__()
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise NotImplementedError(
+                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad"
+            )
         self.num_embeddings = int(num_embeddings)
         self.embedding_dim = int(embedding_dim)
         if padding_idx is not None:
@@ -56,9 +66,31 @@ class Embedding(Module):
                 )
             padding_idx = padding_idx % self.num_embeddings
         self.padding_idx = padding_idx
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
-        self.weight = Parameter(np.empty((self.num_embeddings, self.embedding_dim), dtype=dtype))
-        self.reset_parameters()
+        if _weight is None:
+            dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+            self.weight = Parameter(
+                np.empty((self.num_embeddings, self.embedding_dim), dtype=dtype)
+            )
+            self.reset_parameters()
+        else:
+            w = _weight.data if isinstance(_weight, Tensor) else np.asarray(_weight)
+            if w.shape != (self.num_embeddings, self.embedding_dim):
+                raise ValueError(
+                    f"Embedding: _weight has shape {list(w.shape)}, expected "
+                    f"[{self.num_embeddings}, {self.embedding_dim}]"
+                )
+            self.weight = Parameter(w, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(
+        cls, embeddings, freeze: bool = True, padding_idx: int | None = None, **kwargs
+    ) -> Embedding:
+        """An Embedding holding ``embeddings`` (2-D, shared, not copied); ``freeze=True``
+        makes its weight not require grad."""
+        w = embeddings.data if isinstance(embeddings, Tensor) else np.asarray(embeddings)
+        if w.ndim != 2:
+            raise ValueError(f"Embeddings parameter is expected to be 2-dimensional, got {w.ndim}")
+        return cls(w.shape[0], w.shape[1], padding_idx, _weight=w, _freeze=freeze, **kwargs)
 
     def reset_parameters(self) -> None:
         """weight ~ N(0, 1), with the padding row (if any) set to zero."""

@@ -78,3 +78,24 @@ def test_one_hot_matches_pytorch(torch):
     )
     with pytest.raises(ValueError, match="out of range"):
         F.one_hot(mg.tensor([4]), 3)
+
+
+def test_from_pretrained_shares_and_freezes(torch):
+    w = np.arange(12, dtype=np.float32).reshape(4, 3)
+    e = nn.Embedding.from_pretrained(mg.tensor(w))
+    assert not e.weight.requires_grad and e.num_embeddings == 4 and e.embedding_dim == 3
+    np.testing.assert_array_equal(e(mg.tensor([3, 0])).data, w[[3, 0]])
+    trainable = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=1)
+    assert trainable.weight.requires_grad and trainable.padding_idx == 1
+    assert repr(trainable) == repr(
+        torch.nn.Embedding.from_pretrained(torch.from_numpy(w), freeze=False, padding_idx=1)
+    )
+    with pytest.raises(ValueError, match="2-dimensional"):
+        nn.Embedding.from_pretrained(np.ones(3))
+
+
+def test_unsupported_options_are_refused():
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        nn.Embedding(5, 2, max_norm=1.0)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        F.embedding(mg.tensor([0]), mg.randn(5, 2), sparse=True)

@@ -143,7 +143,15 @@ def _index_array(name: str, input) -> np.ndarray:
     return idx
 
 
-def embedding(input, weight: Tensor, padding_idx: int | None = None) -> Tensor:  # noqa: A002
+def embedding(  # noqa: A002
+    input,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """Look up rows of ``weight``: ``out[...] = weight[input[...]]``.
 
     Args:
@@ -159,6 +167,10 @@ def embedding(input, weight: Tensor, padding_idx: int | None = None) -> Tensor: 
         >>> F.embedding(mg.tensor([[0, 2]]), mg.randn(5, 3)).shape
         (1, 2, 3)
     """
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError(
+            "embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad"
+        )
     idx = _index_array("embedding", input)
     if weight.data.ndim != 2:
         raise ValueError(
