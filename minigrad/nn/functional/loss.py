@@ -73,17 +73,21 @@ class _IndexTargets:
     def __init__(self, name: str, x_shape: tuple, target: np.ndarray, weight, ignore_index, dtype):
         num_classes = x_shape[1]
         self.valid = target != ignore_index
-        safe = np.where(self.valid, target, 0)
-        bad = (safe < 0) | (safe >= num_classes)
-        if bad.any():
+        all_valid = bool(self.valid.all())
+        safe = target if all_valid else np.where(self.valid, target, 0)
+        if safe.size and (safe.min() < 0 or safe.max() >= num_classes):
+            bad = safe[(safe < 0) | (safe >= num_classes)][0]
             raise IndexError(
-                f"{name}: Target {int(safe[bad][0])} is out of bounds (input has "
-                f"{num_classes} classes; ignore_index is {ignore_index})"
+                f"{name}: Target {int(bad)} is out of bounds (input has {num_classes} "
+                f"classes; ignore_index is {ignore_index})"
             )
         grids = np.indices(target.shape, sparse=True)
         self.where = (grids[0], safe, *grids[1:])
-        w_t = weight[safe] if weight is not None else np.ones(target.shape, dtype=dtype)
-        self.w_t = np.where(self.valid, w_t, 0).astype(w_t.dtype)
+        if weight is None:
+            w_t = self.valid.astype(dtype)
+        else:
+            w_t = weight[safe] if all_valid else np.where(self.valid, weight[safe], 0)
+        self.w_t = w_t.astype(dtype, copy=False)
         self.denom = self.w_t.sum()
 
 
