@@ -43,6 +43,10 @@ def add_parser(sub) -> None:
     p.add_argument("--config", metavar="FILE", help="a TOML or JSON file with the same keys as these options")
     p.add_argument("--resume", metavar="FOLDER", help="continue the run saved in FOLDER")
     p.add_argument("--no-progress", action="store_true", help="plain log lines instead of a progress bar")
+    p.add_argument(
+        "--threads", type=int, metavar="N",
+        help="threads for matmuls and kernels (default: all cores; fewer can be faster on a busy machine)",
+    )
     for f in dataclasses.fields(TrainConfig):
         kind = {int: int, float: float}.get(type(f.default), str)
         if f.name == "out":
@@ -137,6 +141,12 @@ def run(args) -> int:
     from minigrad.train.trainer import Trainer
 
     config = _config_from(args)
+    if args.threads is not None:
+        import minigrad as mg
+
+        if args.threads < 1:
+            raise CLIError(f"--threads must be at least 1, got {args.threads}")
+        mg.set_num_threads(args.threads)
     if config.out is None:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         config.out = str(pathlib.Path("runs") / f"{config.task}-{stamp}")
