@@ -48,6 +48,7 @@ def _check_float(name: str, x: Tensor) -> Tensor:
 #: Arrays at least this large are split between threads (below it, thread hand-off
 #: costs more than it saves).
 _SPLIT_AT = 1 << 16
+_WORKERS = min(4, os.cpu_count() or 1)
 _pool = None
 
 
@@ -57,17 +58,17 @@ def _threads():
     if _pool is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool = ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1))
+        _pool = ThreadPoolExecutor(max_workers=_WORKERS)
     return _pool
 
 
 def _run_kernel(kernel, flat: np.ndarray, out: np.ndarray, dydx: np.ndarray) -> None:
     """``kernel(flat, out, dydx)``, in contiguous chunks on the pool for large arrays."""
-    pool = _threads() if flat.size >= _SPLIT_AT else None
-    workers = pool._max_workers if pool is not None else 1
+    workers = _WORKERS if flat.size >= _SPLIT_AT else 1
     if workers == 1:
         kernel(flat, out, dydx)
         return
+    pool = _threads()
     bounds = np.linspace(0, flat.size, workers + 1).astype(int)
     with_d = dydx.size != 0
     jobs = [
