@@ -148,3 +148,16 @@ def test_module_reprs_match_pytorch(torch):
         (nn.Softmax(dim=-1), torch.nn.Softmax(dim=-1)),
     ]:
         assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("fn", [F.gelu, F.silu, lambda t: F.gelu(t, approximate="tanh")])
+def test_large_inputs_split_over_threads_agree_with_small_ones(rng, fn):
+    x = rng.standard_normal((300, 500)).astype(np.float32)  # above the threading threshold
+    xt = mg.tensor(x, requires_grad=True)
+    y = fn(xt)
+    y.backward(mg.ones_like(y))
+    pieces = [fn(mg.tensor(row[None], requires_grad=True)) for row in x[:3]]
+    np.testing.assert_array_equal(y.data[:3], np.concatenate([p.data for p in pieces]))
+    row = mg.tensor(x[-1:], requires_grad=True)
+    fn(row).sum().backward()
+    np.testing.assert_array_equal(xt.grad.data[-1:], row.grad.data)
