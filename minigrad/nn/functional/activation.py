@@ -19,6 +19,7 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.tensor import Tensor, as_tensor
+from minigrad.threads import get_num_threads
 
 __all__ = [
     "relu",
@@ -46,9 +47,9 @@ def _check_float(name: str, x: Tensor) -> Tensor:
 
 
 #: Arrays at least this large are split between threads (below it, thread hand-off
-#: costs more than it saves).
+#: costs more than it saves); how many threads follows ``mg.set_num_threads``.
 _SPLIT_AT = 1 << 16
-_WORKERS = min(4, os.cpu_count() or 1)
+_MAX_WORKERS = os.cpu_count() or 1
 _pool = None
 
 
@@ -58,13 +59,13 @@ def _threads():
     if _pool is None:
         from concurrent.futures import ThreadPoolExecutor
 
-        _pool = ThreadPoolExecutor(max_workers=_WORKERS)
+        _pool = ThreadPoolExecutor(max_workers=_MAX_WORKERS)
     return _pool
 
 
 def _run_kernel(kernel, flat: np.ndarray, out: np.ndarray, dydx: np.ndarray) -> None:
     """``kernel(flat, out, dydx)``, in contiguous chunks on the pool for large arrays."""
-    workers = _WORKERS if flat.size >= _SPLIT_AT else 1
+    workers = min(get_num_threads(), _MAX_WORKERS) if flat.size >= _SPLIT_AT else 1
     if workers == 1:
         kernel(flat, out, dydx)
         return
