@@ -1,0 +1,47 @@
+"""The lab: small experiments that measure what the docs claim about normalization.
+
+Each experiment states a claim, measures it on your CPU in about a minute, writes a
+CSV of its numbers and a PNG plot, and says whether the measurement supports the
+claim. Run them from the command line::
+
+    python -m minigrad lab --list
+    python -m minigrad lab residual-growth --out runs/lab/residual-growth
+
+or from Python::
+
+    from minigrad.lab import run_experiment
+    result = run_experiment("invariance")
+    print(result.verdict, result.headline)
+
+The experiments (one module each, in the order of docs/index.md):
+
+- ``residual-growth``: the residual stream's size, block by block, at initialization.
+- ``gradient-flow``: each layer's gradient norm at initialization, pre- vs post-norm.
+- ``warmup``: a small language model, post- vs pre-norm, with and without warmup.
+- ``invariance``: what LayerNorm and RMSNorm are invariant to.
+- ``batchnorm-pitfalls``: batch-size noise, train vs eval, forgetting ``eval()``,
+  padding, against LayerNorm.
+- ``saturation``: near-zero GELU / SiLU gradients as the input's scale grows.
+- ``norm-cost``: LayerNorm vs RMSNorm time and parameter count.
+
+Experiments never print; they return a ``LabResult`` (``minigrad/lab/result.py``).
+"""
+
+from minigrad.lab.registry import (
+    EXPERIMENTS,
+    Experiment,
+    UnknownExperiment,
+    get_experiment,
+    run_experiment,
+)
+from minigrad.lab.result import Check, LabResult
+
+__all__ = [
+    "EXPERIMENTS",
+    "Check",
+    "Experiment",
+    "LabResult",
+    "UnknownExperiment",
+    "get_experiment",
+    "run_experiment",
+]

@@ -1,0 +1,81 @@
+"""The lab's experiments by name, and one way to run any of them."""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from minigrad.lab.result import LabResult
+
+__all__ = ["EXPERIMENTS", "Experiment", "UnknownExperiment", "get_experiment", "run_experiment"]
+
+# name -> module in minigrad/lab/, in the order of the learning path.
+_MODULES = {
+    "residual-growth": "residual_growth",
+    "gradient-flow": "gradient_flow",
+    "warmup": "warmup",
+    "invariance": "invariance",
+    "batchnorm-pitfalls": "batchnorm_pitfalls",
+    "saturation": "saturation",
+    "norm-cost": "norm_cost",
+}
+
+
+class UnknownExperiment(ValueError):
+    """A name that is not one of the lab's experiments."""
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment: its name, a one-line title, the claim it tests and its ``run``.
+
+    ``run(out=None, seed=0, quick=False, progress=None) -> LabResult`` writes its CSV
+    and PNG into ``out`` (default ``runs/lab/NAME``); ``quick`` runs reduced sizes;
+    ``progress``, if given, is called with a short string before each slow step.
+    """
+
+    name: str
+    title: str
+    claim: str
+    run: Callable[..., LabResult]
+
+
+def _load(name: str) -> Experiment:
+    module = importlib.import_module(f"minigrad.lab.{_MODULES[name]}")
+    return Experiment(module.NAME, module.TITLE, module.CLAIM, module.run)
+
+
+EXPERIMENTS: dict[str, Experiment] = {name: _load(name) for name in _MODULES}
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment called ``name``; ``UnknownExperiment`` lists the valid names."""
+    if name not in EXPERIMENTS:
+        raise UnknownExperiment(
+            f"unknown experiment {name!r}; choose one of: {', '.join(EXPERIMENTS)}"
+        )
+    return EXPERIMENTS[name]
+
+
+def run_experiment(
+    name: str,
+    out=None,
+    seed: int = 0,
+    quick: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> LabResult:
+    """Run one experiment and time it.
+
+    Example::
+
+        >>> result = run_experiment("invariance", out="runs/lab/invariance")
+        >>> result.verdict
+        'supported'
+    """
+    experiment = get_experiment(name)
+    started = time.perf_counter()
+    result = experiment.run(out=out, seed=seed, quick=quick, progress=progress)
+    result.seconds = time.perf_counter() - started
+    return result
