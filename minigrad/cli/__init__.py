@@ -16,7 +16,7 @@ class CLIError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from minigrad.cli import generate, train
+    from minigrad.cli import generate, lab, train
 
     parser = argparse.ArgumentParser(
         prog="minigrad",
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     train.add_parser(sub)
     generate.add_parser(sub)
+    lab.add_parser(sub)
     return parser
 
 
