@@ -51,10 +51,10 @@ IMPLS = ("fused", "reference", "composite")
 
 # ----------------------------------------------------------------------------- timing
 def interleaved(fns: dict, repeats: int, warmup: int = 2, number: int = 1) -> dict:
-    """Round-robin timing: ``{name: (median, minimum)}`` seconds per call.
+    """Round-robin timing: ``{name: [seconds per call, one per repetition]}``.
 
-    The median is the usual summary; the minimum is the time least disturbed by other
-    processes on a shared machine. Both are reported, as ratios.
+    The implementations run one after the other in every repetition, so the k-th
+    samples of two implementations were taken moments apart, under the same load.
     """
     for fn in fns.values():
         for _ in range(warmup):
@@ -66,7 +66,13 @@ def interleaved(fns: dict, repeats: int, warmup: int = 2, number: int = 1) -> di
             for _ in range(number):
                 fn()
             samples[name].append((time.perf_counter() - t0) / number)
-    return {name: (statistics.median(s), min(s)) for name, s in samples.items()}
+    return samples
+
+
+def paired_ratio(samples: dict, a: str, b: str) -> float:
+    """Median over the repetitions of ``a / b``: each ratio compares two runs taken under
+    the same load, so bursts of other work on a shared machine cancel out."""
+    return statistics.median(x / y for x, y in zip(samples[a], samples[b]))
 
 
 # ------------------------------------------------------------------------------ cases
@@ -155,20 +161,26 @@ def torch_step(torch, name, shape, as_layer_norm=False):
 
 
 # ------------------------------------------------------------------------ bandwidth floor
+_copy_kernel = None
+
+
 def copy_seconds(shape) -> float:
     """Fastest 2-thread copy of a float32 array of ``shape`` (src != dst), in seconds."""
-    import numba
+    global _copy_kernel
+    if _copy_kernel is None:
+        import numba
 
-    @numba.njit(parallel=True)
-    def copy(src, dst):
-        for i in numba.prange(src.shape[0]):
-            dst[i] = src[i]
+        @numba.njit(parallel=True)
+        def copy(src, dst):
+            for i in numba.prange(src.shape[0]):
+                dst[i] = src[i]
 
+        _copy_kernel = copy
     src = np.random.default_rng(0).standard_normal(math.prod(shape), dtype=np.float32)
     src = src.reshape(256, -1)
     dst = np.empty_like(src)
-    copy(src, dst)
-    return interleaved({"copy": lambda: copy(src, dst)}, repeats=30, number=5)["copy"][1]
+    _copy_kernel(src, dst)
+    return min(interleaved({"copy": lambda: _copy_kernel(src, dst)}, repeats=30, number=5)["copy"])
 
 
 # ------------------------------------------------------------------------- timing table
@@ -191,18 +203,19 @@ def run_table(torch, quick: bool) -> list:
         repeats = 7 if quick else (15 if size >= 2**22 else 30)
         number = 1 if size >= 2**20 else 5
         t = interleaved(fns, repeats=repeats, warmup=2, number=number)
-        med = {k: v[0] for k, v in t.items()}
-        low = {k: v[1] for k, v in t.items()}
+        med = {k: statistics.median(v) for k, v in t.items()}
+        low = {k: min(v) for k, v in t.items()}
         floor = 2.5 * copy_seconds(shape)  # 5 arrays move; a copy moves 2
         target = "torch_ln" if "torch_ln" in t else "torch"
+        nan = float("nan")
         row = {
             "case": f"{name} {list(shape)}",
             "median": med,
             "min": low,
-            "fused/torch": med["fused"] / med[target] if target in t else float("nan"),
-            "fused/torch min": low["fused"] / low[target] if target in t else float("nan"),
-            "composite/fused": med["composite"] / med["fused"],
-            "reference/fused": med["reference"] / med["fused"],
+            "fused/torch": paired_ratio(t, "fused", target) if target in t else nan,
+            "fused/torch min": low["fused"] / low[target] if target in t else nan,
+            "composite/fused": paired_ratio(t, "composite", "fused"),
+            "reference/fused": paired_ratio(t, "reference", "fused"),
             "floor": floor,
             "fused/floor": low["fused"] / floor,
         }
@@ -218,7 +231,7 @@ def run_table(torch, quick: bool) -> list:
         if name == "RMSNorm" and torch is not None:
             print(
                 f"{'':<26}torch rms_norm {fmt_time(med['torch']).strip()}: fused / torch "
-                f"rms_norm = {med['fused'] / med['torch']:.2f} (the ratio above is against "
+                f"rms_norm = {paired_ratio(t, 'fused', 'torch'):.2f} (the ratio above is against "
                 "torch layer_norm, the target)"
             )
     return rows
@@ -226,8 +239,9 @@ def run_table(torch, quick: bool) -> list:
 
 def summary(rows, torch) -> None:
     print()
-    print("columns: median times; fused/torch as a ratio of medians and of minimums; floor =")
-    print("5 arrays at the 2-thread copy bandwidth of the same size; fused/floor uses minimums")
+    print("columns: median times; ratios are medians of per-repetition ratios (fused/torch")
+    print("(min): ratio of the fastest runs); floor = 5 arrays at the 2-thread copy bandwidth")
+    print("measured on an array of the same size; fused/floor uses the fastest fused run")
     if torch is not None:
         for key in ("fused/torch", "fused/torch min"):
             ratios = [r[key] for r in rows]
@@ -330,7 +344,7 @@ def main() -> None:
     torch = try_import_torch()
     print(
         f"float32 forward + backward, {THREADS} threads (numba {numba.__version__}, torch "
-        f"{torch.__version__ if torch else 'not installed'}), median of interleaved repeats"
+        f"{torch.__version__ if torch else 'not installed'}), interleaved repeats"
     )
     print(f"load average at start: {os.getloadavg()[0]:.2f} (other processes share the cores)")
     start = time.perf_counter()

@@ -216,9 +216,16 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
 
 
 # ---------------------------------------------------------------------------- BatchNorm
-def _as_ncl(a: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """[N, C, *] -> the C-contiguous [N, C, L] view the kernels loop over."""
-    return _contiguous(a, dtype).reshape(a.shape[0], a.shape[1], -1)
+def _channel_layout(a: np.ndarray, dtype: np.dtype):
+    """``a`` [N, C, *] as the C-contiguous view its kernels loop over, and their suffix:
+    [N, C] for ``*_rows`` when there are no positions, else [N, C, L] for
+    ``*_positions``."""
+    a = _contiguous(a, dtype)
+    n, c = a.shape[0], a.shape[1]
+    length = a.size // (n * c)
+    if length == 1:
+        return a.reshape(n, c), "rows"
+    return a.reshape(n, c, length), "positions"
 
 
 def _merge_chunks(mean_part, m2_part, per: int, n: int, length: int):
@@ -238,13 +245,14 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
             x, weight, bias, running_mean, running_var, training, eps
         )
     k = _kernels("batch_norm")
-    x3 = _as_ncl(x, x.dtype)
-    n, c, length = x3.shape
+    xv, layout = _channel_layout(x, x.dtype)
+    n, c = x.shape[0], x.shape[1]
+    length = x.size // (n * c)
     if training:
         per, chunks = _chunks(n)
         mean_part = _empty((chunks, c))
         m2_part = _empty((chunks, c))
-        _run(k.batch_norm_stats, x.size, x3, per, mean_part, m2_part)
+        _run(getattr(k, "stats_" + layout), x.size, xv, per, mean_part, m2_part)
         mean, var = _merge_chunks(mean_part, m2_part, per, n, length)
     else:
         mean = np.asarray(running_mean, dtype=np.float64)
@@ -252,18 +260,18 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
     rstd = 1.0 / np.sqrt(var + eps)
     w = np.ones(c) if weight is None else weight.astype(np.float64)
     b = np.zeros(c) if bias is None else bias
-    y = _empty(x3.shape, x.dtype)
+    dt = x.dtype
+    y = _empty(xv.shape, dt)
     _run(
-        k.batch_norm_apply,
+        getattr(k, "apply_" + layout),
         x.size,
-        x3,
-        mean.astype(x.dtype),
-        (rstd * w).astype(x.dtype),
-        np.ascontiguousarray(b, dtype=x.dtype),
+        xv,
+        mean.astype(dt),
+        (rstd * w).astype(dt),
+        np.ascontiguousarray(b, dtype=dt),
         y,
     )
     keep = (1, c) + (1,) * (x.ndim - 2)
-    dt = x.dtype
     return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
 
 
@@ -271,11 +279,11 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
     if not _use_kernels(x) or x.ndim < 2:
         return reference.batch_norm_backward(dy, x, weight, mean, rstd, training, need_dx)
     k = _kernels("batch_norm")
-    x3 = _as_ncl(x, x.dtype)
-    dy3 = _as_ncl(dy, x.dtype)
-    n, c, length = x3.shape
+    dt = x.dtype
+    xv, layout = _channel_layout(x, dt)
+    dyv, _ = _channel_layout(dy, dt)
+    n, c = x.shape[0], x.shape[1]
     mean_c = np.ascontiguousarray(mean.reshape(c))
-    mean_64 = mean_c.astype(np.float64)
     r = rstd.reshape(c).astype(np.float64)
     dweight = dbias = None
     if training or weight is not None:
@@ -283,33 +291,37 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
         sum_dy_part = _empty((chunks, c))
         sum_dy_xmu_part = _empty((chunks, c))
         _run(
-            k.batch_norm_backward_sums, x.size, dy3, x3, mean_64, per, sum_dy_part, sum_dy_xmu_part
+            getattr(k, "backward_sums_" + layout),
+            x.size,
+            dyv,
+            xv,
+            mean_c.astype(np.float64),
+            per,
+            sum_dy_part,
+            sum_dy_xmu_part,
         )
         sum_dy = sum_dy_part.sum(0)
         sum_dy_xmu = sum_dy_xmu_part.sum(0)
-        dweight = (sum_dy_xmu * r).astype(x.dtype)
-        dbias = sum_dy.astype(x.dtype)
-        if weight is None:
-            dweight = None
+        dweight = None if weight is None else (sum_dy_xmu * r).astype(dt)
+        dbias = sum_dy.astype(dt)
     dx = None
     if need_dx:
         # dx = w r (dy - sum(dy) / m - xhat sum(dy xhat) / m), with xhat = (x - mean) r and
-        # m = N * L values per channel, as a dy + b (x - mean) + d per channel.
+        # m values per channel, as a dy + b (x - mean) + d per channel.
         w = np.ones(c) if weight is None else weight.astype(np.float64)
         a = w * r
         if training:
-            m = n * length
+            m = x.size // c
             b = -w * r**3 * sum_dy_xmu / m
             d = -a * sum_dy / m
         else:
             b = d = np.zeros(c)
-        dx = _empty(x3.shape, x.dtype)
-        dt = x.dtype
+        dx = _empty(xv.shape, dt)
         _run(
-            k.batch_norm_backward_input,
+            getattr(k, "backward_input_" + layout),
             x.size,
-            dy3,
-            x3,
+            dyv,
+            xv,
             mean_c,
             a.astype(dt),
             b.astype(dt),
