@@ -77,3 +77,14 @@ def test_refuses_large_inputs_and_inputs_without_grad():
         compare_implementations(F.layer_norm, _x(100, 64), (64,))
     with pytest.raises(ValueError, match="requires grad"):
         compare_implementations(F.layer_norm, mg.randn(2, 3), (3,))
+
+
+def test_the_by_hand_example_runs_and_agrees(capsys):
+    import pathlib
+    import runpy
+
+    script = pathlib.Path(__file__).resolve().parents[3] / "examples" / "norm_by_hand.py"
+    runpy.run_path(str(script), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "every value above matches minigrad.nn.norms.reference" in out
+    assert "layer_norm on float64 inputs: every pair is close" in out
