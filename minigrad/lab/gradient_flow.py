@@ -139,8 +139,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         "pre-norm: gradients roughly even across depth",
         all(1 / 1.5 <= r <= 1.5 for r in pre_all),
         "output end / input end "
-        + ", ".join(f"{r:.2f}" for r in pre_all)
-        + " (needs between 0.67 and 1.5 at every depth)",
+        + ", ".join(f"{r:.3f}" for r in pre_all)
+        + " (needs between 1/1.5 = 0.667 and 1.5 at every depth)",
     )
     if pre < 1 / 1.5:
         result.notes.append(

@@ -170,10 +170,11 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result, folder, d) -> None:
-    fig, (ax_scale, ax_mean, ax_cos) = new_figure(1, 3, width=4.3)
+    fig, axes = new_figure(1, 3, width=4.3)
     if fig is None:
         result.notes.append(PLOT_HINT)
         return
+    ax_scale, ax_mean, ax_cos = axes
     tiny = 1e-17  # exact zeros on a log axis
     ax_scale.loglog(d["scales"], d["scale_ln"] + tiny, "o-", color="#2563eb", label="LayerNorm")
     ax_scale.loglog(d["scales"], d["scale_rms"] + tiny, "s-", color="#dc2626", label="RMSNorm")

@@ -141,10 +141,11 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result, folder, measured, rows_n: int) -> None:
-    fig, (ax_t, ax_p) = new_figure(1, 2, width=5.0)
+    fig, axes = new_figure(1, 2, width=5.0)
     if fig is None:
         result.notes.append(PLOT_HINT)
         return
+    ax_t, ax_p = axes
     widths = [m["width"] for m in measured]
     pos = np.arange(len(widths))
     bars = [("LayerNorm", "forward", "#93c5fd"), ("RMSNorm", "forward", "#fca5a5"),

@@ -151,10 +151,11 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result: LabResult, folder, stats: dict, depth: int, fit: tuple) -> None:
-    fig, (left, right) = new_figure(1, 2, width=5.5)
+    fig, axes = new_figure(1, 2, width=5.5)
     if fig is None:
         result.notes.append(PLOT_HINT)
         return
+    left, right = axes
     layers = np.arange(depth + 1)
     colors = {"none": "#dc2626", "pre-norm": "#2563eb", "post-norm": "#16a34a",
               "pre-norm + final norm": "#9333ea"}  # fmt: skip

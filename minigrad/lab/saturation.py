@@ -139,10 +139,11 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result, folder, depth: int) -> None:
-    fig, (ax, ax_stack) = new_figure(1, 2, width=5.5)
+    fig, axes = new_figure(1, 2, width=5.5)
     if fig is None:
         result.notes.append(PLOT_HINT)
         return
+    ax, ax_stack = axes
     d = result.data
     ax.semilogx(d["scales"], 100 * d["sweep"]["gelu"], "o-", color="#2563eb", label="GELU",
                 markersize=3)  # fmt: skip

@@ -1,0 +1,54 @@
+"""The registry: names, lookup, running by name."""
+
+import pytest
+
+from minigrad.lab import EXPERIMENTS, UnknownExperiment, get_experiment, run_experiment
+
+NAMES = ["residual-growth", "gradient-flow", "warmup", "invariance", "batchnorm-pitfalls",
+         "saturation", "norm-cost"]  # fmt: skip
+
+
+def test_the_seven_experiments_in_learning_path_order():
+    assert list(EXPERIMENTS) == NAMES
+    for name, exp in EXPERIMENTS.items():
+        assert exp.name == name
+        assert exp.title and exp.claim.endswith(")") or exp.claim.endswith(".")
+        assert callable(exp.run)
+
+
+def test_unknown_name_lists_the_valid_ones():
+    with pytest.raises(UnknownExperiment, match="unknown experiment 'nope'; choose one of: "
+                       "residual-growth, gradient-flow"):  # fmt: skip
+        get_experiment("nope")
+    assert issubclass(UnknownExperiment, ValueError)
+
+
+def test_run_experiment_times_the_run_and_writes_into_out(tmp_path):
+    result = run_experiment("invariance", out=tmp_path / "inv", quick=True)
+    assert result.name == "invariance"
+    assert result.seconds > 0
+    assert {f.name for f in result.files} == {"invariance.csv", "invariance.png"}
+    assert all(f.parent == tmp_path / "inv" and f.stat().st_size > 0 for f in result.files)
+
+
+def test_default_output_folder_is_runs_lab_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run_experiment("invariance", quick=True)
+    assert (tmp_path / "runs" / "lab" / "invariance" / "invariance.csv").is_file()
+    assert all(f.parent.name == "invariance" for f in result.files)
+
+
+def test_experiments_leave_minigrad_random_state_alone(tmp_path):
+    import minigrad as mg
+
+    mg.manual_seed(123)
+    before = mg.get_rng_state()
+    run_experiment("residual-growth", out=tmp_path, quick=True)
+    assert mg.get_rng_state() == before
+
+
+def test_same_seed_same_numbers(tmp_path):
+    a = run_experiment("saturation", out=tmp_path / "a", seed=3, quick=True)
+    b = run_experiment("saturation", out=tmp_path / "b", seed=3, quick=True)
+    assert (a.data["sweep"]["gelu"] == b.data["sweep"]["gelu"]).all()
+    assert a.headline == b.headline

@@ -1,0 +1,45 @@
+"""saturation: near-zero GELU / SiLU gradients against the input's scale and depth."""
+
+import math
+
+import numpy as np
+import pytest
+
+import minigrad.nn.functional as F
+from minigrad.lab import saturation
+
+
+@pytest.fixture(scope="module")
+def result(quick_run):
+    return quick_run("saturation")
+
+
+def test_claim_is_supported(result):
+    assert result.verdict == "supported", result.checks
+
+
+def test_fraction_approaches_the_share_of_inputs_below_the_flat_threshold(result):
+    d = result.data
+    scales, gelu = d["scales"], d["sweep"]["gelu"]
+    # For a large scale s, GELU'(x) ~ 0 once x < about -2.6 (and near -0.75): the share of
+    # s*z below -2.6 is Phi(-2.6/s), which tends to one half.
+    s = scales[-1]
+    expected = 0.5 * (1 + math.erf(-2.6 / s / math.sqrt(2)))
+    assert gelu[-1] == pytest.approx(expected, abs=0.02)
+    assert gelu[scales <= 0.5].max() < 0.02
+
+
+def test_unnormalized_stack_saturates_with_depth_pre_norm_does_not(result):
+    frac_none, rms_none = result.data["stacks"]["none"]
+    frac_pre, _ = result.data["stacks"]["pre-norm"]
+    assert rms_none[-1] > 4 * rms_none[0]
+    assert frac_none[-1] > 0.15 + frac_none[0]
+    assert frac_pre.max() - frac_pre.min() < 0.05
+
+
+def test_near_zero_fraction_on_known_points():
+    x = np.array([-20.0, -10.0, 0.0, 1.0, 5.0])
+    # GELU'(-20), GELU'(-10) ~ 0; GELU'(0) = 0.5; GELU'(1) ~ 1.08; GELU'(5) ~ 1.
+    assert saturation.near_zero_fraction(F.gelu, x) == pytest.approx(2 / 5)
+    # SiLU'(-10) = sigmoid(-10) (1 - 10 (1 - sigmoid(-10))) ~ -4e-4: near zero too.
+    assert saturation.near_zero_fraction(F.silu, x) == pytest.approx(2 / 5)
