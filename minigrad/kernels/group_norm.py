@@ -56,16 +56,17 @@ def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
 def group_norm_backward(
-    dy, x, weight, groups, mean, rstd, rows_per_chunk, dx, dw_part, db_part, need_dx
+    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
 ):
-    """Write ``dx`` ([rows, cg, s], if ``need_dx``) and per-chunk sums ``dw_part``,
-    ``db_part`` ([chunks, C], float64); chunk k covers rows [k * rows_per_chunk, ...)."""
+    """Write ``dx`` ([rows, cg, s], if ``need_dx``), ``dweight`` and ``dbias`` ([C]);
+    ``partial`` ([2, chunks, C], float64) is scratch for the chunk sums (chunk k covers
+    rows [k * rows_per_chunk, ...)), added in order at the end."""
     rows, cg, s = x.shape
     n = cg * s
-    chunks, channels = dw_part.shape
+    chunks, channels = partial.shape[1], partial.shape[2]
     for k in numba.prange(chunks):
-        dw = dw_part[k]
-        db = db_part[k]
+        dw = partial[0, k]
+        db = partial[1, k]
         for c in range(channels):
             dw[c] = 0.0
             db[c] = 0.0
@@ -94,3 +95,10 @@ def group_norm_backward(
                     for p in range(s):
                         xhat = (x[i, c, p] - m) * r
                         dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
+    for k in range(1, chunks):  # one thread, chunk order
+        for c in range(channels):
+            partial[0, 0, c] += partial[0, k, c]
+            partial[1, 0, c] += partial[1, k, c]
+    for c in range(channels):
+        dweight[c] = partial[0, 0, c]
+        dbias[c] = partial[1, 0, c]

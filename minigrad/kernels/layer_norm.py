@@ -21,9 +21,10 @@ Design notes (measured on a 2-core AMD EPYC, float32, against PyTorch's CPU kern
   with it the sums use SIMD lanes. NaN / inf semantics are kept (no ``nnan``/``ninf``).
 - dweight / dbias are sums over rows. ``out[j] += ...`` inside ``prange`` races, so the
   rows are cut into a fixed number of chunks (chosen from the shape, not from the thread
-  count); each chunk sums into its own float64 row of ``dw_part`` / ``db_part`` and the
-  wrapper adds the chunk rows in order. Results are bit-identical run to run and
-  accurate for float32 (float64 accumulation over thousands of rows).
+  count); each chunk sums into its own float64 row of ``partial``, and after the
+  parallel loop one thread adds the chunk rows in order. Results are bit-identical run
+  to run and on any thread count, and accurate for float32 (float64 accumulation over
+  thousands of rows).
 - The per-element arithmetic of the output runs in the input's dtype (the row's mean
   and rstd are cast once per row), so float32 rows vectorize 8 wide.
 """
@@ -60,14 +61,19 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, dx, dw_part, db_part, need_dx):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and per-chunk sums ``dw_part``, ``db_part``
-    ([chunks, n], float64); chunk k covers rows [k * rows_per_chunk, (k + 1) * rows_per_chunk)."""
+def layer_norm_backward(
+    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
+    """Write ``dx`` ([rows, n], if ``need_dx``), ``dweight`` and ``dbias`` ([n]).
+
+    ``partial`` ([2, chunks, n], float64) is scratch: chunk k sums dweight and dbias over
+    rows [k * rows_per_chunk, (k + 1) * rows_per_chunk), then the chunks are added in
+    order after the parallel loop."""
     rows, n = x.shape
-    chunks = dw_part.shape[0]
+    chunks = partial.shape[1]
     for k in numba.prange(chunks):
-        dw = dw_part[k]
-        db = db_part[k]
+        dw = partial[0, k]
+        db = partial[1, k]
         for j in range(n):
             dw[j] = 0.0
             db[j] = 0.0
@@ -89,3 +95,10 @@ def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, dx, dw_part, 
                 for j in range(n):
                     xhat = (x[i, j] - m) * r
                     dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
+    for k in range(1, chunks):  # one thread, chunk order: the same sums on every run
+        for j in range(n):
+            partial[0, 0, j] += partial[0, k, j]
+            partial[1, 0, j] += partial[1, k, j]
+    for j in range(n):
+        dweight[j] = partial[0, 0, j]
+        dbias[j] = partial[1, 0, j]

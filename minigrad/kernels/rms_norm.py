@@ -32,13 +32,13 @@ def rms_norm_forward(x, weight, eps, y, rstd):
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, dx, dw_part, need_dx):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and per-chunk sums ``dw_part`` ([chunks, n],
-    float64); chunk k covers rows [k * rows_per_chunk, (k + 1) * rows_per_chunk)."""
+def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
+    """Write ``dx`` ([rows, n], if ``need_dx``) and ``dweight`` ([n]); ``partial``
+    ([chunks, n], float64) is scratch for the chunk sums, added in order at the end."""
     rows, n = x.shape
-    chunks = dw_part.shape[0]
+    chunks = partial.shape[0]
     for k in numba.prange(chunks):
-        dw = dw_part[k]
+        dw = partial[k]
         for j in range(n):
             dw[j] = 0.0
         for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
@@ -52,3 +52,8 @@ def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, dx, dw_part, need_dx)
                 c2 = x.dtype.type(sum_g_xhat / n)
                 for j in range(n):
                     dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
+    for k in range(1, chunks):  # one thread, chunk order
+        for j in range(n):
+            partial[0, j] += partial[k, j]
+    for j in range(n):
+        dweight[j] = partial[0, j]

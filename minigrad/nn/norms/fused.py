@@ -3,8 +3,8 @@
 Same functions and signatures as ``reference.py`` (on NumPy arrays), so the autograd
 Functions in ``functions.py`` use either. Each wrapper views the input as the 2-D or
 3-D layout its kernel loops over (a reshape, no copy for a C-contiguous input),
-supplies ones / zeros for an absent weight / bias, allocates the outputs and reduces
-the kernel's per-chunk float64 partial sums for dweight / dbias in a fixed order.
+supplies ones / zeros for an absent weight / bias, and takes the outputs and scratch
+arrays from a pool of reusable buffers (``buffers.py``).
 
 The kernel modules import numba, so they are imported here on first use, never at
 ``import minigrad`` (see ``minigrad/kernels/__init__.py``). Inputs that are neither
@@ -149,8 +149,8 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
     rows = x.size // n
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
-    dw_part = _empty((chunks, n))
-    db_part = _empty((chunks, n))
+    dweight = np.empty(n, dtype=x.dtype)
+    dbias = np.empty(n, dtype=x.dtype)
     _run(
         _kernels("layer_norm").layer_norm_backward,
         x.size,
@@ -160,14 +160,17 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
         mean.reshape(rows),
         rstd.reshape(rows),
         per,
-        dx,
-        dw_part,
-        db_part,
         need_dx,
+        dx,
+        _empty((2, chunks, n)),
+        dweight,
+        dbias,
     )
-    dweight = None if weight is None else dw_part.sum(0).astype(x.dtype).reshape(norm_shape)
-    dbias = db_part.sum(0).astype(x.dtype).reshape(norm_shape)
-    return (dx.reshape(x.shape) if need_dx else None), dweight, dbias
+    return (
+        dx.reshape(x.shape) if need_dx else None,
+        None if weight is None else dweight.reshape(norm_shape),
+        dbias.reshape(norm_shape),
+    )
 
 
 # ------------------------------------------------------------------------------ RMSNorm
@@ -198,7 +201,7 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
     rows = x.size // n
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
-    dw_part = _empty((chunks, n))
+    dweight = np.empty(n, dtype=x.dtype)
     _run(
         _kernels("rms_norm").rms_norm_backward,
         x.size,
@@ -207,12 +210,16 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
         _vector(weight, n, x.dtype, 1.0),
         rstd.reshape(rows),
         per,
-        dx,
-        dw_part,
         need_dx,
+        dx,
+        _empty((chunks, n)),
+        dweight,
     )
-    dweight = None if weight is None else dw_part.sum(0).astype(x.dtype).reshape(norm_shape)
-    return (dx.reshape(x.shape) if need_dx else None), dweight, None
+    return (
+        dx.reshape(x.shape) if need_dx else None,
+        None if weight is None else dweight.reshape(norm_shape),
+        None,
+    )
 
 
 # ---------------------------------------------------------------------------- BatchNorm
@@ -366,8 +373,8 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
     x3 = _contiguous(x, x.dtype).reshape(rows, cg, -1)
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, x3.shape, x.dtype)
-    dw_part = _empty((chunks, c))
-    db_part = _empty((chunks, c))
+    dweight = np.empty(c, dtype=x.dtype)
+    dbias = np.empty(c, dtype=x.dtype)
     _run(
         _kernels("group_norm").group_norm_backward,
         x.size,
@@ -378,11 +385,10 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
         mean.reshape(rows),
         rstd.reshape(rows),
         per,
-        dx,
-        dw_part,
-        db_part,
         need_dx,
+        dx,
+        _empty((2, chunks, c)),
+        dweight,
+        dbias,
     )
-    dweight = None if weight is None else dw_part.sum(0).astype(x.dtype)
-    dbias = db_part.sum(0).astype(x.dtype)
-    return (dx.reshape(x.shape) if need_dx else None), dweight, dbias
+    return (dx.reshape(x.shape) if need_dx else None), (None if weight is None else dweight), dbias
