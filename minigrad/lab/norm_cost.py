@@ -24,7 +24,14 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.nn as nn
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import (
+    PLOT_HINT,
+    log_axis,
+    new_figure,
+    output_folder,
+    save_figure,
+    write_csv,
+)
 from minigrad.lab.result import LabResult
 
 NAME = "norm-cost"
@@ -163,7 +170,7 @@ def _plot(result, folder, measured, rows_n: int) -> None:
         ax_p.bar(pos + (k - 0.5) * 0.35, [m["params"][layer] for m in measured], 0.35,
                  color=color, label=layer)  # fmt: skip
     ax_p.set_xticks(pos, [str(w) for w in widths])
-    ax_p.set_yscale("log")
+    log_axis(ax_p)
     ax_p.set_xlabel("width")
     ax_p.set_ylabel("parameters")
     ax_p.set_title("parameters")
