@@ -34,7 +34,7 @@ from minigrad.lab.output import (
     write_csv,
 )
 from minigrad.lab.result import LabResult
-from minigrad.lab.stacks import make_stack, random_stream, xavier_init
+from minigrad.lab.stacks import make_stack, random_stream, seeded, xavier_init
 
 NAME = "gradient-flow"
 TITLE = "each layer's gradient norm at initialization, pre-norm vs post-norm"
@@ -55,7 +55,8 @@ def gradient_profile(
     gradient of each block's weight matrices, and the RMS of the stream entering it.
     """
     blocks = nn.ModuleList(make_stack(variant, depth, d_model, activation="relu", seed=seed))
-    head = nn.Linear(d_model, vocab)
+    with seeded(seed + 1):
+        head = nn.Linear(d_model, vocab)
     xavier_init(blocks, seed)
     xavier_init(head, seed + 1)
     final_norm = nn.LayerNorm(d_model) if variant == "pre-norm" else nn.Identity()

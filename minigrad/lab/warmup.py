@@ -22,6 +22,7 @@ import numpy as np
 from minigrad.lab.corpus import make_corpus
 from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
+from minigrad.lab.stacks import seeded
 
 NAME = "warmup"
 TITLE = "a small language model, post- vs pre-norm, with and without learning-rate warmup"
@@ -103,7 +104,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
             norm_placement="post" if placement == "post-norm" else "pre",
             warmup_steps=warmup_steps if warmup else 0,
         )
-        runs[placement, warmup] = train_once(config)
+        with seeded(seed):  # the Trainer seeds minigrad's generator; give it back after
+            runs[placement, warmup] = train_once(config)
     task = runs["pre-norm", False].pop("trainer").task
     for r in runs.values():
         r.pop("trainer", None)

@@ -47,6 +47,17 @@ def test_experiments_leave_minigrad_random_state_alone(tmp_path):
     assert mg.get_rng_state() == before
 
 
+def test_building_a_profile_leaves_minigrad_random_state_alone():
+    import minigrad as mg
+    from minigrad.lab.gradient_flow import gradient_profile
+
+    mg.manual_seed(7)
+    before = mg.get_rng_state()
+    first = gradient_profile("post-norm", 2, 16, 2, 4, 8, seed=0)[0]
+    assert mg.get_rng_state() == before
+    assert (gradient_profile("post-norm", 2, 16, 2, 4, 8, seed=0)[0] == first).all()
+
+
 def test_same_seed_same_numbers(tmp_path):
     a = run_experiment("saturation", out=tmp_path / "a", seed=3, quick=True)
     b = run_experiment("saturation", out=tmp_path / "b", seed=3, quick=True)
