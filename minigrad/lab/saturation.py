@@ -54,11 +54,12 @@ def scale_sweep(scales: np.ndarray, n: int, seed: int) -> dict:
 
 
 @mg.no_grad()
-def _ffn_input_scale(block, x, variant: str) -> np.ndarray:
-    """What the block's feed-forward layer reads: ``linear1`` of the stream after attention
-    (through ``norm2`` in pre-norm)."""
-    mid = x + block._sa_block(block.norm1(x), None, None, True)  # (N, L, E)
-    return block.linear1(block.norm2(mid)).data  # (N, L, 4E): the GELU's input
+def ffn_input(block, x: mg.Tensor) -> np.ndarray:
+    """What the GELU of a pre-norm (or no-norm) block's feed-forward layer reads:
+    ``linear1(norm2(x + attention(norm1(x))))``, shape (N, L, dim_feedforward)."""
+    h = block.norm1(x)
+    mid = x + block.self_attn(h, h, h, need_weights=False, is_causal=True)[0]  # (N, L, E)
+    return block.linear1(block.norm2(mid)).data
 
 
 def stack_saturation(variant: str, depth: int, d_model: int, seed: int) -> tuple:
@@ -68,7 +69,7 @@ def stack_saturation(variant: str, depth: int, d_model: int, seed: int) -> tuple
     x = random_stream(8, 16, d_model, seed)
     fractions, rms = [], []
     for block in blocks:
-        h = _ffn_input_scale(block, x, variant)
+        h = ffn_input(block, x)
         fractions.append(near_zero_fraction(F.gelu, h))
         rms.append(float(np.sqrt(np.mean(h.astype(np.float64) ** 2))))
         with mg.no_grad():
