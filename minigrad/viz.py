@@ -113,7 +113,9 @@ def gradient_norms(tensor: Tensor, gradient=None) -> dict:
     def observe(node, grads):
         for k, (nxt, g) in enumerate(zip(node.next_functions, grads)):
             if nxt is not None and g is not None:
-                norms[(id(nxt), id(node), k)] = float(np.linalg.norm(g.data.astype(np.float64)))
+                # a backward may return arrays as well as tensors
+                array = g.data if isinstance(g, Tensor) else np.asarray(g)
+                norms[(id(nxt), id(node), k)] = float(np.linalg.norm(array.astype(np.float64)))
 
     run_backward([tensor], [gradient], True, False, inputs=[], observe=observe)
     return norms

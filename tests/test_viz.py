@@ -1,5 +1,6 @@
 import math
 
+import numpy as np
 import pytest
 
 import minigrad as mg
@@ -70,3 +71,15 @@ def test_render_rejects_unknown_formats(tmp_path):
     _, _, out = _example()
     with pytest.raises(ValueError, match="png or .svg"):
         viz.render(out, tmp_path / "graph.pdf")
+
+
+def test_gradient_norms_through_a_fused_norm_whose_backward_returns_arrays():
+    import minigrad.nn.functional as F
+
+    x = mg.randn(4, 8, dtype=mg.float64, requires_grad=True)
+    w = mg.ones(8, dtype=mg.float64, requires_grad=True)
+    out = (F.layer_norm(x, (8,), w) * mg.randn(4, 8, dtype=mg.float64)).sum()
+    norms = viz.gradient_norms(out)
+    out.backward()
+    assert any(abs(n - float(np.linalg.norm(x.grad.numpy()))) < 1e-9 for n in norms.values())
+    assert any(abs(n - float(np.linalg.norm(w.grad.numpy()))) < 1e-9 for n in norms.values())
