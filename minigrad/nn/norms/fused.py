@@ -235,48 +235,36 @@ def _channel_layout(a: np.ndarray, dtype: np.dtype):
     return a.reshape(n, c, length), "positions"
 
 
-def _merge_chunks(mean_part, m2_part, per: int, n: int, length: int):
-    """Combine per-chunk (mean, M2) into the batch's mean and biased variance, in
-    chunk order: ``M2 = sum_k M2_k + n_k (mean_k - mean)^2`` (Chan et al.)."""
-    chunks = mean_part.shape[0]
-    counts = (np.minimum(per, n - per * np.arange(chunks)) * length).astype(np.float64)
-    total = n * length
-    mean = (counts[:, None] * mean_part).sum(0) / total
-    m2 = (m2_part + counts[:, None] * (mean_part - mean) ** 2).sum(0)
-    return mean, m2 / total
-
-
 def batch_norm_forward(x, weight, bias, running_mean, running_var, training: bool, eps: float):
     if not _use_kernels(x) or x.ndim < 2:
         return reference.batch_norm_forward(
             x, weight, bias, running_mean, running_var, training, eps
         )
-    k = _kernels("batch_norm")
-    xv, layout = _channel_layout(x, x.dtype)
-    n, c = x.shape[0], x.shape[1]
-    length = x.size // (n * c)
-    if training:
-        per, chunks = _chunks(n)
-        mean_part = _empty((chunks, c))
-        m2_part = _empty((chunks, c))
-        _run(getattr(k, "stats_" + layout), x.size, xv, per, mean_part, m2_part)
-        mean, var = _merge_chunks(mean_part, m2_part, per, n, length)
-    else:
-        mean = np.asarray(running_mean, dtype=np.float64)
-        var = np.asarray(running_var, dtype=np.float64)
-    rstd = 1.0 / np.sqrt(var + eps)
-    w = np.ones(c) if weight is None else weight.astype(np.float64)
-    b = np.zeros(c) if bias is None else bias
     dt = x.dtype
+    xv, layout = _channel_layout(x, dt)
+    n, c = x.shape[0], x.shape[1]
+    per, chunks = _chunks(n)
+    if training:
+        mean, var = np.empty(c), np.empty(c)  # written by the kernel
+    else:
+        mean = np.array(running_mean, dtype=np.float64)
+        var = np.array(running_var, dtype=np.float64)
+    rstd = np.empty(c)
     y = _empty(xv.shape, dt)
     _run(
-        getattr(k, "apply_" + layout),
+        getattr(_kernels("batch_norm"), "forward_" + layout),
         x.size,
         xv,
-        mean.astype(dt),
-        (rstd * w).astype(dt),
-        np.ascontiguousarray(b, dtype=dt),
+        _vector(weight, c, dt, 1.0),
+        _vector(bias, c, dt, 0.0),
+        eps,
+        per,
+        training,
+        mean,
+        var,
+        _empty((2, chunks, c)),
         y,
+        rstd,
     )
     keep = (1, c) + (1,) * (x.ndim - 2)
     return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
@@ -285,58 +273,34 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
 def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
     if not _use_kernels(x) or x.ndim < 2:
         return reference.batch_norm_backward(dy, x, weight, mean, rstd, training, need_dx)
-    k = _kernels("batch_norm")
     dt = x.dtype
     xv, layout = _channel_layout(x, dt)
     dyv, _ = _channel_layout(dy, dt)
     n, c = x.shape[0], x.shape[1]
-    mean_c = np.ascontiguousarray(mean.reshape(c))
-    r = rstd.reshape(c).astype(np.float64)
-    dweight = dbias = None
-    if training or weight is not None:
-        per, chunks = _chunks(n)
-        sum_dy_part = _empty((chunks, c))
-        sum_dy_xmu_part = _empty((chunks, c))
-        _run(
-            getattr(k, "backward_sums_" + layout),
-            x.size,
-            dyv,
-            xv,
-            mean_c.astype(np.float64),
-            per,
-            sum_dy_part,
-            sum_dy_xmu_part,
-        )
-        sum_dy = sum_dy_part.sum(0)
-        sum_dy_xmu = sum_dy_xmu_part.sum(0)
-        dweight = None if weight is None else (sum_dy_xmu * r).astype(dt)
-        dbias = sum_dy.astype(dt)
-    dx = None
-    if need_dx:
-        # dx = w r (dy - sum(dy) / m - xhat sum(dy xhat) / m), with xhat = (x - mean) r and
-        # m values per channel, as a dy + b (x - mean) + d per channel.
-        w = np.ones(c) if weight is None else weight.astype(np.float64)
-        a = w * r
-        if training:
-            m = x.size // c
-            b = -w * r**3 * sum_dy_xmu / m
-            d = -a * sum_dy / m
-        else:
-            b = d = np.zeros(c)
-        dx = _empty(xv.shape, dt)
-        _run(
-            getattr(k, "backward_input_" + layout),
-            x.size,
-            dyv,
-            xv,
-            mean_c,
-            a.astype(dt),
-            b.astype(dt),
-            d.astype(dt),
-            dx,
-        )
-        dx = dx.reshape(x.shape)
-    return dx, dweight, dbias
+    per, chunks = _chunks(n)
+    dx = _empty_like_rows(need_dx, xv.shape, dt)
+    dweight, dbias = np.empty(c), np.empty(c)
+    _run(
+        getattr(_kernels("batch_norm"), "backward_" + layout),
+        x.size,
+        dyv,
+        xv,
+        _vector(weight, c, dt, 1.0),
+        np.ascontiguousarray(mean, dtype=dt).reshape(c),
+        np.ascontiguousarray(rstd, dtype=dt).reshape(c),
+        per,
+        training,
+        need_dx,
+        _empty((2, chunks, c)),
+        dx,
+        dweight,
+        dbias,
+    )
+    return (
+        dx.reshape(x.shape) if need_dx else None,
+        None if weight is None else dweight.astype(dt),
+        dbias.astype(dt),
+    )
 
 
 # ---------------------------------------------------------------------------- GroupNorm
