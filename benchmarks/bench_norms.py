@@ -55,14 +55,21 @@ def interleaved(fns: dict, repeats: int, warmup: int = 2, number: int = 1) -> di
     """Round-robin timing: ``{name: [seconds per call, one per repetition]}``.
 
     The implementations run one after the other in every repetition, so the k-th
-    samples of two implementations were taken moments apart, under the same load.
+    samples of two implementations were taken moments apart, under the same load. The
+    order rotates from one repetition to the next, because each run inherits the state
+    the previous one left (its data in the caches or evicted; worker threads spinning,
+    or asleep on an idle core that takes a while to wake: after 20 ms of single-threaded
+    work, a 2-thread LayerNorm forward took 4 ms instead of 0.3 ms on this VM), so no
+    implementation may always follow the same one.
     """
     for fn in fns.values():
         for _ in range(warmup):
             fn()
     samples = {name: [] for name in fns}
-    for _ in range(repeats):
-        for name, fn in fns.items():
+    names = list(fns)
+    for r in range(repeats):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            fn = fns[name]
             t0 = time.perf_counter()
             for _ in range(number):
                 fn()
