@@ -40,10 +40,10 @@ _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 MAX_CHUNKS = 32
 
 
-#: Inputs smaller than this run their kernels on one thread. Waking the worker threads
-#: costs 10-20 us on an idle machine and far more on a busy one (a 6 x 20 LayerNorm took
-#: 270 us on 2 threads against 13 us on one while other processes were running), and
-#: below this size the work itself takes less than that.
+#: Inputs smaller than this run their kernels on one thread. A 2-thread region costs a
+#: few microseconds on an idle machine, but on a busy one it waits for its second thread
+#: to be scheduled (a 6 x 20 LayerNorm took 270 us on 2 threads against 13 us on one
+#: while other processes were running); below this size the work takes microseconds.
 PARALLEL_MIN_ELEMENTS = 1 << 15
 
 
