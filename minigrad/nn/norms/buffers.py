@@ -59,11 +59,16 @@ class BufferPool:
             return array
 
     def _take(self, key):
+        """The most recently handed-out free array of ``key`` (the likeliest to be still
+        in the caches), or None."""
         arrays = self._arrays.get(key)
         if not arrays:
             return None
-        for array in arrays:
+        for k in range(len(arrays) - 1, -1, -1):
+            array = arrays[k]
             if sys.getrefcount(array) == _FREE_REFCOUNT:
+                del arrays[k]
+                arrays.append(array)  # most recently handed out: last
                 self._arrays.move_to_end(key)
                 return array
         return None
