@@ -56,7 +56,10 @@ def _kernels(name: str):
     if module is None:
         import importlib
 
+        from minigrad.threads import apply_to_numba
+
         module = _kernel_modules[name] = importlib.import_module(f"minigrad.kernels.{name}")
+        apply_to_numba()  # numba is imported now: give it mg.set_num_threads' count
     return module
 
 

@@ -91,3 +91,15 @@ def test_importing_minigrad_does_not_import_numba():
         "assert 'numba' in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_fused_kernels_follow_mg_set_num_threads():
+    import subprocess
+    import sys
+
+    code = (
+        "import minigrad as mg, minigrad.nn.functional as F; mg.set_num_threads(1); "
+        "F.layer_norm(mg.randn(300, 200), 200); import numba; "
+        "assert numba.get_num_threads() == 1, numba.get_num_threads()"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
