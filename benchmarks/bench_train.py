@@ -16,16 +16,18 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
+import statistics
 import subprocess
 import sys
+import time
 
 import numpy as np
-from _timing import fmt_time, interleaved, try_import_torch
+from _timing import fmt_time, try_import_torch
 
 import minigrad as mg
 import minigrad.nn.functional as F
 import minigrad.optim as optim
-from minigrad.threads import set_num_threads
+from minigrad.threads import keep_freed_memory, set_num_threads
 from minigrad.train.model import TinyTransformer
 
 SIZES = {
@@ -97,6 +99,28 @@ def torch_step(torch, size: dict, state: dict, x: np.ndarray, y: np.ndarray):
     return step
 
 
+def alternating_blocks(fns: dict, blocks: int = 8, per_block: int = 4) -> dict:
+    """Median step time of each library, running them in alternating blocks of steps.
+
+    Both libraries' thread pools spin for a while after their work (OpenBLAS for about
+    0.1 s, PyTorch's OpenMP likewise) and steal the cores from whoever runs next, so
+    alternating single steps would mostly measure that interference. Each block runs
+    ``per_block`` steps of one library and its first step, the one that meets the
+    other's spinning threads, is not counted.
+    """
+    for fn in fns.values():
+        fn()
+    samples = {name: [] for name in fns}
+    for _ in range(blocks):
+        for name, fn in fns.items():
+            for i in range(per_block):
+                t0 = time.perf_counter()
+                fn()
+                if i > 0:
+                    samples[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(s) for name, s in samples.items()}
+
+
 def compare(name: str, size: dict, torch) -> None:
     model, mg_step, x, y = minigrad_step(size)
     fns = {"minigrad": mg_step}
@@ -104,7 +128,7 @@ def compare(name: str, size: dict, torch) -> None:
         fns["torch"] = torch_step(torch, size, model.state_dict(), x.numpy(), y.numpy())
         l_mg, l_torch = float(mg_step().item()), float(fns["torch"]().item())
         print(f"  first-step loss: minigrad {l_mg:.6f}, torch {l_torch:.6f}")
-    times = interleaved(fns, repeats=15, warmup=3)
+    times = alternating_blocks(fns)
     tokens = size["batch"] * size["length"]
     for lib, t in times.items():
         print(f"  {lib:9s} {fmt_time(t)} per step, {tokens / t:10,.0f} tokens/s")
@@ -131,6 +155,7 @@ import resource, sys
 sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
 import bench_train as b
 size = b.SIZES[{size_name!r}]
+b.keep_freed_memory()
 model, step, x, y = b.minigrad_step(size)
 if {lib!r} == "torch":
     import torch
@@ -152,6 +177,7 @@ def main() -> None:
     parser.add_argument("--size", choices=sorted(SIZES), action="append")
     args = parser.parse_args()
     set_num_threads(2)
+    keep_freed_memory()  # for both libraries: they share the process's allocator
     torch = try_import_torch()
     for name in args.size or ["small", "large"]:
         size = SIZES[name]

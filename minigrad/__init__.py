@@ -49,7 +49,7 @@ from minigrad.dtypes import (
 from minigrad.ops import *  # noqa: F403  (mg.exp, mg.sum, mg.cat, ...)
 from minigrad.ops import cat, matmul, maximum, minimum, stack, where
 from minigrad.random import get_rng_state, manual_seed, set_rng_state
-from minigrad.threads import get_num_threads, set_num_threads
+from minigrad.threads import get_num_threads, keep_freed_memory, set_num_threads
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor, as_tensor
 

@@ -1,4 +1,6 @@
-"""How many threads minigrad computes with: ``mg.set_num_threads`` / ``mg.get_num_threads``.
+"""Process-level performance settings: threads, and how freed memory is kept.
+
+``mg.set_num_threads`` / ``mg.get_num_threads``: how many threads minigrad computes with.
 
 Two pools do minigrad's parallel work: the BLAS library behind NumPy's matmul
 (OpenBLAS in NumPy's wheels) and Numba's pool behind the fused kernels. Like
@@ -79,3 +81,26 @@ def apply_to_numba() -> None:
     import numba
 
     numba.set_num_threads(min(_requested, numba.config.NUMBA_NUM_THREADS))
+
+
+def keep_freed_memory() -> bool:
+    """Let the C allocator keep freed memory for reuse (glibc only; True when applied).
+
+    A training step allocates and frees the same large arrays every time. By default
+    glibc hands each array above 128 KiB straight back to the operating system, so the
+    next step's arrays start as fresh pages, and touching them costs a page fault per
+    4 KiB: about 11,000 faults and a quarter of the step time on the benchmark model.
+    With this setting freed arrays stay in the process's heap and are reused; the
+    price is that the process keeps its peak memory until it exits. This changes the
+    whole process (PyTorch's allocations too), so minigrad never does it on its own:
+    ``minigrad train`` and the benchmarks call it.
+    """
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    ok = mallopt(m_mmap_threshold, 256 * 1024 * 1024)
+    ok &= mallopt(m_trim_threshold, 1024 * 1024 * 1024)
+    return bool(ok)

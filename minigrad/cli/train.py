@@ -141,12 +141,13 @@ def run(args) -> int:
     from minigrad.train.trainer import Trainer
 
     config = _config_from(args)
-    if args.threads is not None:
-        import minigrad as mg
+    import minigrad as mg
 
+    if args.threads is not None:
         if args.threads < 1:
             raise CLIError(f"--threads must be at least 1, got {args.threads}")
         mg.set_num_threads(args.threads)
+    mg.keep_freed_memory()  # reuse each step's arrays instead of faulting in fresh pages
     if config.out is None:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         config.out = str(pathlib.Path("runs") / f"{config.task}-{stamp}")

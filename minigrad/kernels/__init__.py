@@ -18,4 +18,25 @@ Conventions (see STYLE.md, after numbagg):
 - Small inputs are not worth waking the worker threads; the norm wrappers run kernels
   on one thread below a size threshold (``numba.set_num_threads`` is per calling thread),
   and take their outputs from a pool of reusable buffers (``nn/norms/buffers.py``).
+
+Importing this package imports numba and configures it once for every kernel:
+- the threading layer is ``workqueue`` unless ``NUMBA_THREADING_LAYER`` says otherwise.
+  The OpenMP layer's idle workers spin-wait for a while after each parallel loop, and so
+  do OpenBLAS's after each matmul; on 2 cores the two pools then steal each other's
+  cores, and a training step measured 2x slower (about 190 ms against 95 ms on the
+  benchmark model). workqueue's idle workers sleep. It does not allow two Python
+  threads to launch parallel kernels at the same time: set
+  ``NUMBA_THREADING_LAYER=omp`` (or ``tbb``) for that.
+- the thread count is the one asked for with ``mg.set_num_threads``.
 """
+
+import os
+
+import numba
+
+if "NUMBA_THREADING_LAYER" not in os.environ:
+    numba.config.THREADING_LAYER = "workqueue"
+
+from minigrad.threads import apply_to_numba  # noqa: E402
+
+apply_to_numba()
