@@ -19,8 +19,8 @@ from minigrad.cli import CLIError
 
 EPILOG = """\
 examples:
-  minigrad train                                  # reverse 8 digits, about a minute
-  minigrad train --task add --length 3 --steps 2000
+  minigrad train                                  # reverse 8 digits, under a minute
+  minigrad train --task add --length 3 --steps 1500
   minigrad train --task text --text book.txt --length 128 --d-model 128 --steps 3000
   minigrad train --config run.toml --lr 1e-3      # options override the file
   minigrad train --resume runs/reverse-20261129-140000

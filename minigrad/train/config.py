@@ -35,10 +35,10 @@ class TrainConfig:
     activation: str = field(default="gelu", metadata={"help": "relu, gelu or swiglu"})
     dropout: float = field(default=0.0, metadata={"help": "dropout probability"})
     # the optimisation
-    steps: int = field(default=600, metadata={"help": "training steps"})
+    steps: int = field(default=400, metadata={"help": "training steps"})
     batch_size: int = field(default=64, metadata={"help": "sequences per step"})
     lr: float = field(default=3e-3, metadata={"help": "peak learning rate (AdamW)"})
-    warmup_steps: int = field(default=50, metadata={"help": "linear warmup from lr/warmup"})
+    warmup_steps: int = field(default=40, metadata={"help": "linear warmup from lr/warmup"})
     min_lr_ratio: float = field(
         default=0.1, metadata={"help": "cosine decay ends at lr * min_lr_ratio"}
     )
@@ -46,7 +46,7 @@ class TrainConfig:
     grad_clip: float = field(default=1.0, metadata={"help": "clip the gradient norm (0: off)"})
     seed: int = field(default=0, metadata={"help": "seeds the data, the init and dropout"})
     # bookkeeping
-    eval_interval: int = field(default=100, metadata={"help": "evaluate every N steps"})
+    eval_interval: int = field(default=50, metadata={"help": "evaluate every N steps"})
     checkpoint_interval: int = field(default=200, metadata={"help": "checkpoint every N steps"})
     log_interval: int = field(default=10, metadata={"help": "log a row every N steps"})
     out: str | None = field(default=None, metadata={"help": "output folder (default runs/...)"})
