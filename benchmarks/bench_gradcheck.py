@@ -25,8 +25,11 @@ def main() -> None:
     torch = try_import_torch()
     rng = np.random.default_rng(0)
     for shape, fast in (((16, 64), False), ((256, 256), True)):
-        arrays = [rng.standard_normal(shape), rng.standard_normal(shape[-1]),
-                  rng.standard_normal(shape[-1])]
+        arrays = [
+            rng.standard_normal(shape),
+            rng.standard_normal(shape[-1]),
+            rng.standard_normal(shape[-1]),
+        ]
         xs = [mg.tensor(a, requires_grad=True) for a in arrays]
         fns = {"minigrad": lambda xs=xs, fast=fast: mg.gradcheck(layer_norm, xs, fast_mode=fast)}
         if torch is not None:

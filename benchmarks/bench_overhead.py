@@ -27,7 +27,7 @@ def chain_fn(lib, n: int):
 
     def step():
         y = x
-        for i in range(CHAIN // 2):
+        for _ in range(CHAIN // 2):
             y = y * 1.0001
             y = y + 0.001
         y.sum().backward()
@@ -41,7 +41,7 @@ def chain_fwd_fn(lib, n: int):
 
     def step():
         y = x
-        for i in range(CHAIN // 2):
+        for _ in range(CHAIN // 2):
             y = y * 1.0001
             y = y + 0.001
         return y
@@ -93,7 +93,12 @@ def main() -> None:
     fns = {"minigrad": mlp_fn(mg, nn, F, optim, weights)}
     if torch is not None:
         fns["torch"] = mlp_fn(torch, torch.nn, torch.nn.functional, torch.optim, weights)
-    rows.append(("2-layer MLP training step (32 x 64 -> 128 -> 10, SGD)", interleaved(fns, repeats=31, number=20)))
+    rows.append(
+        (
+            "2-layer MLP training step (32 x 64 -> 128 -> 10, SGD)",
+            interleaved(fns, repeats=31, number=20),
+        )
+    )
 
     print(f"{'case':64s} {'minigrad':>12s} {'torch':>12s} {'ratio':>7s}")
     for name, times in rows:

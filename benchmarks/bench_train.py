@@ -39,8 +39,16 @@ SIZES = {
 def minigrad_step(size: dict, seed: int = 0):
     mg.manual_seed(seed)
     model = TinyTransformer(
-        size["vocab"], size["length"], size["d_model"], size["heads"], size["layers"],
-        size["d_ff"], norm="layer", norm_first=True, activation="gelu", dropout=0.0,
+        size["vocab"],
+        size["length"],
+        size["d_model"],
+        size["heads"],
+        size["layers"],
+        size["d_ff"],
+        norm="layer",
+        norm_first=True,
+        activation="gelu",
+        dropout=0.0,
     )
     opt = optim.AdamW(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(seed)
@@ -68,8 +76,13 @@ def torch_step(torch, size: dict, state: dict, x: np.ndarray, y: np.ndarray):
             self.pos_emb = nn.Embedding(size["length"], d)
             self.blocks = nn.ModuleList(
                 nn.TransformerEncoderLayer(
-                    d, size["heads"], size["d_ff"], dropout=0.0, activation="gelu",
-                    batch_first=True, norm_first=True,
+                    d,
+                    size["heads"],
+                    size["d_ff"],
+                    dropout=0.0,
+                    activation="gelu",
+                    batch_first=True,
+                    norm_first=True,
                 )
                 for _ in range(size["layers"])
             )
@@ -152,7 +165,7 @@ def peak_rss_mb(lib: str, size_name: str, steps: int = 20) -> float:
     """Peak RSS of a fresh process that runs ``steps`` training steps with one library."""
     code = f"""
 import resource, sys
-sys.path.insert(0, {str(__file__.rsplit('/', 1)[0])!r})
+sys.path.insert(0, {str(__file__.rsplit("/", 1)[0])!r})
 import bench_train as b
 size = b.SIZES[{size_name!r}]
 b.keep_freed_memory()

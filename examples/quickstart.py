@@ -1,6 +1,6 @@
 """Build a small tensor expression, back-propagate through it, and check the gradient.
 
-    python examples/quickstart.py
+python examples/quickstart.py
 """
 
 import minigrad as mg

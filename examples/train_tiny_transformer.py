@@ -30,7 +30,7 @@ def make_batch(batch_size):
     seq = np.concatenate([x, np.full((batch_size, 1), SEP), x[:, ::-1]], axis=1)
     inputs = seq[:, :-1]  # (B, T)
     targets = seq[:, 1:].copy()  # (B, T): the next token at every position...
-    targets[:, : N_DIGITS] = -100  # ...but only the answer is scored (ignore_index)
+    targets[:, :N_DIGITS] = -100  # ...but only the answer is scored (ignore_index)
     return mg.tensor(inputs), mg.tensor(targets)
 
 
@@ -41,8 +41,18 @@ class TinyGPT(nn.Module):
         self.tok_emb = nn.Embedding(VOCAB, d_model)
         self.pos_emb = nn.Embedding(T, d_model)
         self.blocks = nn.ModuleList(
-            [nn.TransformerBlock(d_model, n_heads, 4 * d_model, dropout=0.0, norm="layer",
-                                 norm_first=True, activation="gelu") for _ in range(n_layers)]
+            [
+                nn.TransformerBlock(
+                    d_model,
+                    n_heads,
+                    4 * d_model,
+                    dropout=0.0,
+                    norm="layer",
+                    norm_first=True,
+                    activation="gelu",
+                )
+                for _ in range(n_layers)
+            ]
         )
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, VOCAB)

@@ -1,10 +1,10 @@
 """minigrad: a small NumPy autodiff framework that speaks PyTorch's dialect.
 
-    import minigrad as mg
-    x = mg.randn(3, 4, requires_grad=True)
-    y = (x.tanh() * 2).sum()
-    y.backward()
-    x.grad  # d y / d x
+import minigrad as mg
+x = mg.randn(3, 4, requires_grad=True)
+y = (x.tanh() * 2).sum()
+y.backward()
+x.grad  # d y / d x
 """
 
 from minigrad.autograd import (
@@ -46,12 +46,56 @@ from minigrad.dtypes import (
     int64,
     long,
 )
-from minigrad.ops import *  # noqa: F403  (mg.exp, mg.sum, mg.cat, ...)
-from minigrad.ops import cat, matmul, maximum, minimum, stack, where
+from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
+    abs,
+    amax,
+    amin,
+    argmax,
+    argmin,
+    cat,
+    chunk,
+    clamp,
+    clip,
+    cos,
+    exp,
+    flatten,
+    gather,
+    log,
+    log_softmax,
+    logsumexp,
+    masked_fill,
+    matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    permute,
+    relu,
+    reshape,
+    rsqrt,
+    sigmoid,
+    sign,
+    sin,
+    softmax,
+    split,
+    sqrt,
+    squeeze,
+    stack,
+    std,
+    sum,
+    tanh,
+    transpose,
+    tril,
+    triu,
+    unsqueeze,
+    var,
+    where,
+)
 from minigrad.random import get_rng_state, manual_seed, set_rng_state
-from minigrad.threads import get_num_threads, keep_freed_memory, set_num_threads
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor, as_tensor
+from minigrad.threads import get_num_threads, keep_freed_memory, set_num_threads
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
@@ -60,3 +104,102 @@ __version__ = "0.1.0"
 
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
+
+
+__all__ = [
+    # tensors and their creation
+    "Tensor",
+    "arange",
+    "as_tensor",
+    "empty",
+    "from_numpy",
+    "full",
+    "full_like",
+    "is_tensor",
+    "linspace",
+    "ones",
+    "ones_like",
+    "rand",
+    "randint",
+    "randn",
+    "randperm",
+    "tensor",
+    "zeros",
+    "zeros_like",
+    # dtypes
+    "bool",
+    "bool_",
+    "double",
+    "float",
+    "float16",
+    "float32",
+    "float64",
+    "half",
+    "int32",
+    "int64",
+    "long",
+    # operations as functions
+    "abs",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "cat",
+    "chunk",
+    "clamp",
+    "clip",
+    "cos",
+    "exp",
+    "flatten",
+    "gather",
+    "log",
+    "log_softmax",
+    "logsumexp",
+    "masked_fill",
+    "matmul",
+    "max",
+    "maximum",
+    "mean",
+    "min",
+    "minimum",
+    "permute",
+    "relu",
+    "reshape",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "softmax",
+    "split",
+    "sqrt",
+    "squeeze",
+    "stack",
+    "std",
+    "sum",
+    "tanh",
+    "transpose",
+    "tril",
+    "triu",
+    "unsqueeze",
+    "var",
+    "where",
+    # autograd
+    "Function",
+    "GradcheckError",
+    "enable_grad",
+    "gradcheck",
+    "gradcheck_module",
+    "gradgradcheck",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+    # random state, checkpoints, threads and memory
+    "get_rng_state",
+    "manual_seed",
+    "set_rng_state",
+    "load",
+    "save",
+    "get_num_threads",
+    "keep_freed_memory",
+    "set_num_threads",
+]

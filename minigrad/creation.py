@@ -57,7 +57,9 @@ def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
             dtype = dtypes.int64
         else:
             dtype = dtypes.default_float
-    return _finish(np.full(_size_args((size,)), fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad)
+    return _finish(
+        np.full(_size_args((size,)), fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad
+    )
 
 
 def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
@@ -110,7 +112,9 @@ def randint(low, high=None, size=(), dtype=None, generator=None) -> Tensor:
         low, high = 0, low
     gen = generator or _random.default_generator()
     data = gen.integers(low, high, size=_size_args((size,)) if size != () else ())
-    return Tensor._make(np.asarray(data).astype(dtypes.as_dtype(dtype) or dtypes.int64), False, None)
+    return Tensor._make(
+        np.asarray(data).astype(dtypes.as_dtype(dtype) or dtypes.int64), False, None
+    )
 
 
 def randperm(n: int, generator=None) -> Tensor:

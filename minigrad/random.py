@@ -42,7 +42,9 @@ def set_rng_state(state: dict) -> None:
     """Restore a state returned by ``get_rng_state``."""
     global _generator
     if state.get("bit_generator") != "PCG64":
-        raise ValueError(f"set_rng_state: expected a PCG64 state, got {state.get('bit_generator')!r}")
+        raise ValueError(
+            f"set_rng_state: expected a PCG64 state, got {state.get('bit_generator')!r}"
+        )
     gen = np.random.Generator(np.random.PCG64())
     gen.bit_generator.state = {
         "bit_generator": "PCG64",

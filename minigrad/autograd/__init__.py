@@ -2,6 +2,7 @@
 
 from minigrad.autograd.api import backward, grad
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.autograd.gradcheck import (
     GradcheckError,
     GradcheckResult,
@@ -10,7 +11,6 @@ from minigrad.autograd.gradcheck import (
     gradcheck_module,
     gradgradcheck,
 )
-from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = [
     "Function",

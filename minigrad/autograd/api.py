@@ -25,9 +25,7 @@ def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
 
     grad_outputs = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise ValueError(
-            f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs"
-        )
+        raise ValueError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(out, Tensor):

@@ -166,7 +166,9 @@ def run_backward(
                     g = _as_tensor_grad(node, i, g)
                 if isinstance(nxt, Tensor):  # a leaf: its .grad is written at the end
                     if g is not None:
-                        _add_to(leaf_grads, nxt, _check_grad(node, i, g, nxt.data.shape, nxt.data.dtype))
+                        _add_to(
+                            leaf_grads, nxt, _check_grad(node, i, g, nxt.data.shape, nxt.data.dtype)
+                        )
                     continue
                 if g is not None:
                     gd = g.data

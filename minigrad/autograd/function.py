@@ -83,9 +83,7 @@ class Function:
 
     @staticmethod
     def backward(ctx, grad_output):
-        raise NotImplementedError(
-            "a Function subclass must define backward(ctx, grad_output)"
-        )
+        raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
     def save_for_backward(self, *tensors) -> None:
         """Keep tensors (inputs, or the output) for ``backward``; freed after it runs."""
@@ -139,9 +137,7 @@ class Function:
         if data.dtype.kind != "f":  # integer or bool results carry no gradient
             return _wrap(data)
         ctx.needs_input_grad = needs
-        ctx.next_functions = tuple(
-            [(a.grad_fn or a) if n else None for a, n in zip(args, needs)]
-        )
+        ctx.next_functions = tuple([(a.grad_fn or a) if n else None for a, n in zip(args, needs)])
         ctx._shape = data.shape
         ctx._dtype = data.dtype
         saved = ctx._saved

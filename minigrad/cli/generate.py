@@ -20,15 +20,33 @@ def add_parser(sub) -> None:
             + (" (alias of generate)" if name == "sample" else ""),
             description=__doc__.split("\n\n")[1],
         )
-        p.add_argument("--checkpoint", required=True, metavar="PATH",
-                       help="a checkpoint.npz, or the run folder that holds one")
+        p.add_argument(
+            "--checkpoint",
+            required=True,
+            metavar="PATH",
+            help="a checkpoint.npz, or the run folder that holds one",
+        )
         p.add_argument("--input", metavar="TEXT", help="the input for an algorithmic task")
-        p.add_argument("--prompt", metavar="TEXT", default="",
-                       help="the start of the text to continue (text task)")
-        p.add_argument("--chars", type=int, default=300, metavar="N",
-                       help="characters to generate for the text task (default: 300)")
-        p.add_argument("--temperature", type=float, default=0.8, metavar="T",
-                       help="sampling temperature for text, 0 = greedy (default: 0.8)")
+        p.add_argument(
+            "--prompt",
+            metavar="TEXT",
+            default="",
+            help="the start of the text to continue (text task)",
+        )
+        p.add_argument(
+            "--chars",
+            type=int,
+            default=300,
+            metavar="N",
+            help="characters to generate for the text task (default: 300)",
+        )
+        p.add_argument(
+            "--temperature",
+            type=float,
+            default=0.8,
+            metavar="T",
+            help="sampling temperature for text, 0 = greedy (default: 0.8)",
+        )
         p.add_argument("--seed", type=int, default=0, help="sampling seed (default: 0)")
         p.set_defaults(run=run)
 

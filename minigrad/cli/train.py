@@ -40,11 +40,17 @@ def add_parser(sub) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--config", metavar="FILE", help="a TOML or JSON file with the same keys as these options")
-    p.add_argument("--resume", metavar="FOLDER", help="continue the run saved in FOLDER")
-    p.add_argument("--no-progress", action="store_true", help="plain log lines instead of a progress bar")
     p.add_argument(
-        "--threads", type=int, metavar="N",
+        "--config", metavar="FILE", help="a TOML or JSON file with the same keys as these options"
+    )
+    p.add_argument("--resume", metavar="FOLDER", help="continue the run saved in FOLDER")
+    p.add_argument(
+        "--no-progress", action="store_true", help="plain log lines instead of a progress bar"
+    )
+    p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
         help="threads for matmuls and kernels (default: all cores; fewer can be faster on a busy machine)",
     )
     for f in dataclasses.fields(TrainConfig):
@@ -189,12 +195,16 @@ def run(args) -> int:
                 folder.append(row)
             if bar is not None:
                 bar.set_postfix(
-                    loss=f"{m['loss']:.4f}", lr=f"{m['lr']:.2e}", tok_s=f"{m['tokens_per_sec']:,.0f}",
+                    loss=f"{m['loss']:.4f}",
+                    lr=f"{m['lr']:.2e}",
+                    tok_s=f"{m['tokens_per_sec']:,.0f}",
                     refresh=False,
                 )
                 bar.update(1)
             elif step % config.log_interval == 0:
-                write(f"step {step:>6d} | loss {m['loss']:.4f} | lr {m['lr']:.2e} | {m['tokens_per_sec']:,.0f} tok/s")
+                write(
+                    f"step {step:>6d} | loss {m['loss']:.4f} | lr {m['lr']:.2e} | {m['tokens_per_sec']:,.0f} tok/s"
+                )
             if step % config.checkpoint_interval == 0 or trainer.done:
                 trainer.save(folder.checkpoint)
             if stop.requested:
@@ -217,7 +227,9 @@ def run(args) -> int:
     if metrics is None:  # resumed a finished run
         metrics = trainer.evaluate()
     if trainer.task.kind == "text":
-        print(f"held-out loss {metrics['val_loss']:.4f} nats/char = {metrics['bits_per_char']:.3f} bits/char")
+        print(
+            f"held-out loss {metrics['val_loss']:.4f} nats/char = {metrics['bits_per_char']:.3f} bits/char"
+        )
         sample = trainer.sample_text(trainer.task.decode(trainer.task.val_data[:32]), 200)
         print("sample:\n" + sample)
     else:
@@ -226,7 +238,9 @@ def run(args) -> int:
             f"of {metrics['n_examples']} examples never seen in training"
         )
         _show_examples(trainer)
-    print(f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{', loss.png' if plotted else ''})")
+    print(
+        f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{', loss.png' if plotted else ''})"
+    )
     if not plotted:
         print("note: install matplotlib (pip install -e '.[train]') to get the loss plot loss.png")
     return 0

@@ -1,18 +1,77 @@
 """Neural-network layers in PyTorch's dialect (``import minigrad.nn as nn``).
 
 Each file holds one family of layers; ``nn.functional`` (``F``) holds their
-stateless function forms.
+stateless function forms, ``nn.init`` the initialisers and ``nn.utils`` gradient
+clipping.
 """
 
 from minigrad.nn import functional, init, utils
+from minigrad.nn.activation import (
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Tanh,
+)
+from minigrad.nn.attention import MultiheadAttention
+from minigrad.nn.containers import ModuleDict, ModuleList, Sequential
+from minigrad.nn.dropout import Dropout
+from minigrad.nn.embedding import Embedding
+from minigrad.nn.linear import Identity, Linear
+from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss
+from minigrad.nn.module import Module
+from minigrad.nn.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    LayerNorm,
+    RMSNorm,
+    norm_impl,
+)
 from minigrad.nn.parameter import Parameter
-from minigrad.nn.module import *  # noqa: F403
-from minigrad.nn.containers import *  # noqa: F403
-from minigrad.nn.linear import *  # noqa: F403
-from minigrad.nn.embedding import *  # noqa: F403
-from minigrad.nn.dropout import *  # noqa: F403
-from minigrad.nn.activation import *  # noqa: F403
-from minigrad.nn.loss import *  # noqa: F403
-from minigrad.nn.normalization import *  # noqa: F403
-from minigrad.nn.attention import *  # noqa: F403
-from minigrad.nn.transformer import *  # noqa: F403
+from minigrad.nn.transformer import (
+    TransformerBlock,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+    generate_square_subsequent_mask,
+)
+
+__all__ = [
+    "GELU",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Embedding",
+    "GroupNorm",
+    "Identity",
+    "LayerNorm",
+    "LeakyReLU",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "MultiheadAttention",
+    "NLLLoss",
+    "Parameter",
+    "RMSNorm",
+    "ReLU",
+    "Sequential",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "TransformerBlock",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "functional",
+    "generate_square_subsequent_mask",
+    "init",
+    "norm_impl",
+    "utils",
+]

@@ -82,13 +82,17 @@ class TrainConfig:
         if self.lr <= 0:
             problems.append(f"lr must be positive, got {self.lr}")
         if self.warmup_steps < 0 or self.warmup_steps > self.steps:
-            problems.append(f"warmup_steps must be in [0, steps={self.steps}], got {self.warmup_steps}")
+            problems.append(
+                f"warmup_steps must be in [0, steps={self.steps}], got {self.warmup_steps}"
+            )
         if not 0.0 <= self.min_lr_ratio <= 1.0:
             problems.append(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")
         if self.weight_decay < 0:
             problems.append(f"weight_decay must be non-negative, got {self.weight_decay}")
         if self.grad_clip < 0:
-            problems.append(f"grad_clip must be non-negative (0 turns it off), got {self.grad_clip}")
+            problems.append(
+                f"grad_clip must be non-negative (0 turns it off), got {self.grad_clip}"
+            )
         if self.seed < 0:
             problems.append(f"seed must be non-negative, got {self.seed}")
         if problems:
@@ -105,8 +109,16 @@ class TrainConfig:
 
 #: Fields that define the model or the data: a checkpoint only resumes under the same values.
 ARCHITECTURE_FIELDS = (
-    "task", "text", "length", "n_layers", "d_model", "n_heads", "d_ff", "norm",
-    "norm_placement", "activation",
+    "task",
+    "text",
+    "length",
+    "n_layers",
+    "d_model",
+    "n_heads",
+    "d_ff",
+    "norm",
+    "norm_placement",
+    "activation",
 )
 
 
@@ -119,9 +131,7 @@ def _checked(values: dict, source: str) -> dict:
             raise ConfigError(f"{source}: unknown key {key!r}")
         default = known[name].default
         if value is not None and default is not None and not _same_kind(value, default):
-            raise ConfigError(
-                f"{source}: {key} must be {type(default).__name__}, got {value!r}"
-            )
+            raise ConfigError(f"{source}: {key} must be {type(default).__name__}, got {value!r}")
         out[name] = float(value) if isinstance(default, float) and value is not None else value
     return out
 

@@ -55,8 +55,13 @@ class TinyTransformer(nn.Module):
         self.blocks = nn.ModuleList(
             [
                 nn.TransformerBlock(
-                    d_model, n_heads, d_ff, dropout,
-                    norm=norm, norm_first=norm_first, activation=activation,
+                    d_model,
+                    n_heads,
+                    d_ff,
+                    dropout,
+                    norm=norm,
+                    norm_first=norm_first,
+                    activation=activation,
                 )
                 for _ in range(n_layers)
             ]

@@ -6,7 +6,16 @@ import csv
 import json
 import pathlib
 
-COLUMNS = ("step", "loss", "lr", "grad_norm", "tokens_per_sec", "val_loss", "accuracy", "bits_per_char")
+COLUMNS = (
+    "step",
+    "loss",
+    "lr",
+    "grad_norm",
+    "tokens_per_sec",
+    "val_loss",
+    "accuracy",
+    "bits_per_char",
+)
 
 
 class RunFolder:

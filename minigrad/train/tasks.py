@@ -124,14 +124,12 @@ class AlgorithmicTask:
 
     def format_example(self, seq: np.ndarray) -> str:
         prompt = " ".join(self.itos[int(t)] for t in seq[: self.prompt_len])
-        return f"{prompt} {self.decode_answer(seq[self.prompt_len:])}"
+        return f"{prompt} {self.decode_answer(seq[self.prompt_len :])}"
 
     def _digits_from(self, text: str, count: int, what: str) -> list[int]:
         digits = [c for c in text if not c.isspace()]
         if len(digits) != count or not all(c in "0123456789" for c in digits):
-            raise TaskError(
-                f"{self.name}: {what} must be {count} digits (0-9), got {text!r}"
-            )
+            raise TaskError(f"{self.name}: {what} must be {count} digits (0-9), got {text!r}")
         return [int(c) for c in digits]
 
 
@@ -209,7 +207,7 @@ class AddTask(AlgorithmicTask):
     def format_example(self, seq):
         a = "".join(self.itos[int(t)] for t in seq[: self.length])
         b = "".join(self.itos[int(t)] for t in seq[self.length + 1 : 2 * self.length + 1])
-        return f"{int(a)} + {int(b)} = {self.decode_answer(seq[self.prompt_len:])}"
+        return f"{int(a)} + {int(b)} = {self.decode_answer(seq[self.prompt_len :])}"
 
 
 ALGORITHMIC_TASKS = {t.name: t for t in (ReverseTask, SortTask, CopyTask, AddTask)}
@@ -234,7 +232,9 @@ class TextTask:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as e:
-            raise TaskError(f"text: {path} is not valid UTF-8 ({e.reason} at byte {e.start})") from None
+            raise TaskError(
+                f"text: {path} is not valid UTF-8 ({e.reason} at byte {e.start})"
+            ) from None
         self.path = str(path)
         self.itos = list(vocab) if vocab is not None else sorted(set(text))
         self.stoi = {c: i for i, c in enumerate(self.itos)}

@@ -104,14 +104,17 @@ class Trainer:
         lr = self.optimizer.param_groups[0]["lr"]
         logits = self.model(mg.tensor(inputs))  # (B, T, V)
         loss = F.cross_entropy(
-            logits.reshape(-1, self.task.vocab_size), mg.tensor(targets.reshape(-1)),
+            logits.reshape(-1, self.task.vocab_size),
+            mg.tensor(targets.reshape(-1)),
             ignore_index=IGNORE,
         )
         self.optimizer.zero_grad()
         loss.backward()
         grad_norm = float("nan")
         if self.config.grad_clip > 0:
-            grad_norm = float(nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip))
+            grad_norm = float(
+                nn.utils.clip_grad_norm_(self.model.parameters(), self.config.grad_clip)
+            )
         self.optimizer.step()
         self.scheduler.step()
         self.step += 1
@@ -145,8 +148,10 @@ class Trainer:
             logits = self.model(mg.tensor(inputs))  # (B, T, V)
             scored = targets != IGNORE
             loss = F.cross_entropy(
-                logits.reshape(-1, self.task.vocab_size), mg.tensor(targets.reshape(-1)),
-                ignore_index=IGNORE, reduction="sum",
+                logits.reshape(-1, self.task.vocab_size),
+                mg.tensor(targets.reshape(-1)),
+                ignore_index=IGNORE,
+                reduction="sum",
             )
             total_loss += float(loss.item())
             n_tokens += int(scored.sum())
@@ -160,7 +165,8 @@ class Trainer:
         for inputs, targets in self.task.heldout_batches(batch_size):
             logits = self.model(mg.tensor(inputs))
             loss = F.cross_entropy(
-                logits.reshape(-1, self.task.vocab_size), mg.tensor(targets.reshape(-1)),
+                logits.reshape(-1, self.task.vocab_size),
+                mg.tensor(targets.reshape(-1)),
                 reduction="sum",
             )
             total += float(loss.item())
@@ -175,7 +181,9 @@ class Trainer:
         out = self.model.generate(tokens, self.task.answer_len, temperature=0.0)
         return self.task.decode_answer(out[len(tokens) :])
 
-    def sample_text(self, prompt: str, n_chars: int, temperature: float = 0.8, seed: int = 0) -> str:
+    def sample_text(
+        self, prompt: str, n_chars: int, temperature: float = 0.8, seed: int = 0
+    ) -> str:
         """Continue ``prompt`` by sampling ``n_chars`` characters."""
         tokens = self.task.encode(prompt) if prompt else self.task.val_data[:1]
         rng = np.random.default_rng(seed)
@@ -252,4 +260,3 @@ class Trainer:
         trainer = cls(config, vocab=vocab)
         trainer.load_state_dict(state)
         return trainer
-

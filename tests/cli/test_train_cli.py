@@ -16,8 +16,24 @@ from minigrad.cli import main
 from minigrad.cli import train as train_cli
 
 SMALL = [
-    "--task", "reverse", "--length", "4", "--n-layers", "1", "--d-model", "32", "--n-heads", "2",
-    "--d-ff", "64", "--batch-size", "32", "--lr", "0.01", "--warmup-steps", "20",
+    "--task",
+    "reverse",
+    "--length",
+    "4",
+    "--n-layers",
+    "1",
+    "--d-model",
+    "32",
+    "--n-heads",
+    "2",
+    "--d-ff",
+    "64",
+    "--batch-size",
+    "32",
+    "--lr",
+    "0.01",
+    "--warmup-steps",
+    "20",
     "--no-progress",
 ]
 
@@ -41,10 +57,28 @@ def test_help_explains_every_option(capsys):
         main(["train", "--help"])
     assert e.value.code == 0
     text = capsys.readouterr().out
-    for option in ("--task", "--text", "--length", "--n-layers", "--d-model", "--n-heads",
-                   "--d-ff", "--norm", "--norm-placement", "--dropout", "--steps",
-                   "--batch-size", "--lr", "--warmup-steps", "--weight-decay", "--grad-clip",
-                   "--seed", "--out", "--config", "--resume"):
+    for option in (
+        "--task",
+        "--text",
+        "--length",
+        "--n-layers",
+        "--d-model",
+        "--n-heads",
+        "--d-ff",
+        "--norm",
+        "--norm-placement",
+        "--dropout",
+        "--steps",
+        "--batch-size",
+        "--lr",
+        "--warmup-steps",
+        "--weight-decay",
+        "--grad-clip",
+        "--seed",
+        "--out",
+        "--config",
+        "--resume",
+    ):
         assert option in text
 
 
@@ -73,10 +107,22 @@ def test_generate_answers_from_the_checkpoint(trained, capsys):
 
 def test_config_file_is_overridden_by_options(tmp_path, capsys):
     cfg = tmp_path / "run.toml"
-    cfg.write_text('steps = 50\nd_model = 16\nn_heads = 2\nlength = 3\n', encoding="utf-8")
+    cfg.write_text("steps = 50\nd_model = 16\nn_heads = 2\nlength = 3\n", encoding="utf-8")
     out = tmp_path / "out"
-    code = main(["train", "--config", str(cfg), "--steps", "3", "--warmup-steps", "1",
-                 "--no-progress", "--out", str(out)])
+    code = main(
+        [
+            "train",
+            "--config",
+            str(cfg),
+            "--steps",
+            "3",
+            "--warmup-steps",
+            "1",
+            "--no-progress",
+            "--out",
+            str(out),
+        ]
+    )
     assert code == 0
     saved = json.loads((out / "config.json").read_text())
     assert (saved["steps"], saved["d_model"], saved["length"]) == (3, 16, 3)
@@ -110,8 +156,19 @@ def test_resume_with_a_different_model_names_the_mismatched_fields(trained, tmp_
 
 
 def test_interrupted_then_resumed_run_logs_the_same_losses(tmp_path, monkeypatch, capsys):
-    args = [*SMALL, "--steps", "12", "--warmup-steps", "3", "--dropout", "0.1",
-            "--log-interval", "1", "--checkpoint-interval", "100"]
+    args = [
+        *SMALL,
+        "--steps",
+        "12",
+        "--warmup-steps",
+        "3",
+        "--dropout",
+        "0.1",
+        "--log-interval",
+        "1",
+        "--checkpoint-interval",
+        "100",
+    ]
     straight = tmp_path / "straight"
     assert main(["train", *args, "--out", str(straight)]) == 0
 
@@ -145,9 +202,23 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
     out = tmp_path / "run"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "minigrad", "train", *SMALL, "--steps", "100000",
-         "--log-interval", "1", "--out", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "minigrad",
+            "train",
+            *SMALL,
+            "--steps",
+            "100000",
+            "--log-interval",
+            "1",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     try:
         deadline = time.time() + 120

@@ -2,11 +2,19 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.train import ConfigError, Trainer, TrainConfig
+from minigrad.train import ConfigError, TrainConfig, Trainer
 
 SMALL = dict(
-    task="reverse", length=4, n_layers=1, d_model=32, n_heads=2, d_ff=64,
-    batch_size=32, lr=1e-2, warmup_steps=20, eval_interval=1000,
+    task="reverse",
+    length=4,
+    n_layers=1,
+    d_model=32,
+    n_heads=2,
+    d_ff=64,
+    batch_size=32,
+    lr=1e-2,
+    warmup_steps=20,
+    eval_interval=1000,
 )
 
 
@@ -44,7 +52,9 @@ def test_resume_refuses_a_checkpoint_of_another_model(tmp_path):
     trainer.train_step()
     trainer.save(tmp_path / "c.npz")
     other = TrainConfig(**dict(config, d_model=64, n_layers=2))
-    with pytest.raises(ConfigError, match=r"d_model \(checkpoint: 32, now: 64\).*n_layers|n_layers.*d_model"):
+    with pytest.raises(
+        ConfigError, match=r"d_model \(checkpoint: 32, now: 64\).*n_layers|n_layers.*d_model"
+    ):
         Trainer.from_checkpoint(tmp_path / "c.npz", other)
 
 
@@ -62,8 +72,19 @@ def test_text_task_reports_bits_per_char_and_samples(tmp_path):
     path = tmp_path / "abc.txt"
     path.write_text("abcabcabd " * 300, encoding="utf-8")
     trainer = Trainer(
-        TrainConfig(task="text", text=str(path), length=16, n_layers=1, d_model=32, n_heads=2,
-                    d_ff=64, steps=60, batch_size=16, lr=1e-2, warmup_steps=10)
+        TrainConfig(
+            task="text",
+            text=str(path),
+            length=16,
+            n_layers=1,
+            d_model=32,
+            n_heads=2,
+            d_ff=64,
+            steps=60,
+            batch_size=16,
+            lr=1e-2,
+            warmup_steps=10,
+        )
     )
     before = trainer.evaluate()
     for _ in range(60):

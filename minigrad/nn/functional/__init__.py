@@ -1,8 +1,42 @@
 """Stateless forms of the layers (``import minigrad.nn.functional as F``)."""
 
-from minigrad.nn.functional.activation import *  # noqa: F403
-from minigrad.nn.functional.linear import *  # noqa: F403
-from minigrad.nn.functional.dropout import *  # noqa: F403
-from minigrad.nn.functional.loss import *  # noqa: F403
-from minigrad.nn.functional.normalization import *  # noqa: F403
-from minigrad.nn.functional.attention import *  # noqa: F403
+from minigrad.nn.functional.activation import (
+    erf,
+    gelu,
+    leaky_relu,
+    log_softmax,
+    relu,
+    sigmoid,
+    silu,
+    softmax,
+    tanh,
+)
+from minigrad.nn.functional.attention import scaled_dot_product_attention
+from minigrad.nn.functional.dropout import dropout
+from minigrad.nn.functional.linear import embedding, linear, one_hot
+from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
+from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
+
+__all__ = [
+    "batch_norm",
+    "cross_entropy",
+    "dropout",
+    "embedding",
+    "erf",
+    "gelu",
+    "group_norm",
+    "layer_norm",
+    "leaky_relu",
+    "linear",
+    "log_softmax",
+    "mse_loss",
+    "nll_loss",
+    "one_hot",
+    "relu",
+    "rms_norm",
+    "scaled_dot_product_attention",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "tanh",
+]
