@@ -161,26 +161,38 @@ def profile(size: dict) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(20)
 
 
-def peak_rss_mb(lib: str, size_name: str, steps: int = 20) -> float:
-    """Peak RSS of a fresh process that runs ``steps`` training steps with one library."""
+def peak_rss_mb(lib: str, size_name: str, steps: int = 20) -> tuple[float, float]:
+    """Peak RSS of a fresh process that runs ``steps`` training steps with one library.
+
+    Returns (peak, peak minus the RSS after imports): the second is what the training
+    itself costs, without the libraries' code (PyTorch's is several hundred MB).
+    """
     code = f"""
 import resource, sys
 sys.path.insert(0, {str(__file__.rsplit("/", 1)[0])!r})
 import bench_train as b
-size = b.SIZES[{size_name!r}]
-b.keep_freed_memory()
-model, step, x, y = b.minigrad_step(size)
 if {lib!r} == "torch":
     import torch
     torch.set_num_threads(2)
+import minigrad.kernels  # numba, as the minigrad run will load it
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+base = rss()
+b.keep_freed_memory()
+size = b.SIZES[{size_name!r}]
+model, step, x, y = b.minigrad_step(size)
+if {lib!r} == "torch":
     step = b.torch_step(torch, size, model.state_dict(), x.numpy(), y.numpy())
     del model
 for _ in range({steps}):
     step()
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(peak, peak - base)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    peak, grown = out.stdout.strip().splitlines()[-1].split()
+    return float(peak), float(grown)
 
 
 def main() -> None:
@@ -200,11 +212,14 @@ def main() -> None:
             continue
         compare(name, size, torch)
         if args.memory:
-            rss_mg = peak_rss_mb("minigrad", name)
-            line = f"  peak RSS: minigrad {rss_mg:.0f} MB"
+            peak_mg, grown_mg = peak_rss_mb("minigrad", name)
+            line = f"  peak RSS: minigrad {peak_mg:.0f} MB ({grown_mg:.0f} MB above its imports)"
             if torch is not None:
-                rss_torch = peak_rss_mb("torch", name)
-                line += f", torch {rss_torch:.0f} MB, ratio {rss_mg / rss_torch:.2f}x"
+                peak_t, grown_t = peak_rss_mb("torch", name)
+                line += (
+                    f", torch {peak_t:.0f} MB ({grown_t:.0f} MB above its imports); "
+                    f"ratio of the growth {grown_mg / grown_t:.2f}x"
+                )
             print(line)
 
 
