@@ -1,7 +1,8 @@
 """gradient-flow: per-layer gradient norms at initialization, measured at 6 and 12 layers.
 
-The measurement supports the post-norm half of the claim and contradicts the pre-norm
-half (pre-norm's gradients are larger near the input); these tests pin both findings.
+With embeddings scaled by sqrt(d_model), as in Xiong et al. (2020), the measurement
+supports the claim; with unit-scale embeddings pre-norm's gradients are larger near the
+input, and these tests pin that finding too.
 """
 
 import numpy as np
@@ -21,20 +22,29 @@ def test_post_norm_gradients_grow_toward_the_output(result):
     assert result.checks[0].passed
 
 
-def test_pre_norm_gradients_shrink_toward_the_output_as_the_stream_grows(result):
-    profile = result.data["profiles"]["pre-norm", 12]
-    rms = result.data["stream_rms"]["pre-norm", 12]
+def test_pre_norm_gradients_are_even_with_the_papers_embedding_scale(result):
+    for depth in result.data["depths"]:
+        profile = result.data["profiles"]["pre-norm", depth]
+        assert profile.max() < 1.5 * profile.min()
+    assert result.checks[1].passed
+    assert result.verdict == "supported"
+
+
+def test_with_unit_scale_embeddings_pre_norm_gradients_shrink_as_the_stream_grows(result):
+    unit = result.data["unit_scale"]
+    profile = unit["profiles"]["pre-norm", 12]
+    rms = unit["stream_rms"]["pre-norm", 12]
     assert profile[0] > 1.5 * profile[-1]
     assert rms[-1] > 1.5 * rms[0]
     # The gradient falls where the stream's RMS rises: strongly anti-correlated.
     assert np.corrcoef(np.log(rms), np.log(profile))[0, 1] < -0.9
-    assert result.data["sigma_exponents"][12] < -0.3
+    assert unit["sigma_exponents"][12] < -0.3
+    assert any("unit-scale embeddings" in note for note in result.notes)
 
 
-def test_verdict_reports_the_unsupported_half(result):
-    assert [c.passed for c in result.checks] == [True, False]
-    assert result.verdict == "partly supported"
-    assert any("larger near the input" in note for note in result.notes)
+def test_the_papers_scale_keeps_the_pre_norm_stream_nearly_constant(result):
+    rms = result.data["stream_rms"]["pre-norm", 12]
+    assert rms[-1] < 1.2 * rms[0]
 
 
 def test_end_ratio_reads_a_profile_from_input_to_output():
