@@ -161,3 +161,36 @@ def test_large_inputs_split_over_threads_agree_with_small_ones(rng, fn):
     row = mg.tensor(x[-1:], requires_grad=True)
     fn(row).sum().backward()
     np.testing.assert_array_equal(xt.grad.data[-1:], row.grad.data)
+
+
+@pytest.mark.parametrize("fn", [F.gelu, F.silu, lambda t: F.gelu(t, approximate="tanh")])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_results_do_not_depend_on_the_thread_count(rng, monkeypatch, fn, dtype):
+    from minigrad.nn.functional import activation as A
+
+    x = (rng.standard_normal((257, 301)) * 4).astype(dtype)  # odd size: uneven chunks
+    g = rng.standard_normal(x.shape).astype(dtype)
+    results = []
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(A, "get_num_threads", lambda n=threads: n)
+        xt = mg.tensor(x, requires_grad=True)
+        fn(xt).backward(mg.tensor(g))  # g contiguous: the threaded product
+        results.append((fn(xt).data, xt.grad.data))
+    for y, dx in results[1:]:
+        np.testing.assert_array_equal(y, results[0][0])
+        np.testing.assert_array_equal(dx, results[0][1])
+
+
+def test_backward_with_a_broadcast_or_transposed_gradient(rng):
+    """g from ``.sum()`` is a broadcast view, from ``.T`` a transposed one: NumPy's product."""
+    x = mg.tensor(rng.standard_normal((300, 400)).astype(np.float32), requires_grad=True)
+    y = F.gelu(x)
+    y.backward(mg.ones_like(y))
+    expected = x.grad.data.copy()
+    x.grad = None
+    F.gelu(x).sum().backward()
+    np.testing.assert_array_equal(x.grad.data, expected)
+    x.grad = None
+    g = rng.standard_normal((400, 300)).astype(np.float32)
+    F.gelu(x).T.backward(mg.tensor(g))
+    np.testing.assert_array_equal(x.grad.data, g.T * expected)
