@@ -20,6 +20,7 @@ import os
 import sys
 
 _requested: int | None = None
+_CORES = os.cpu_count() or 1  # read once: os.cpu_count() reads sysfs (~10 us a call)
 _blas_setter = None  # the C function, once found; False when there is none
 
 
@@ -71,7 +72,7 @@ def set_num_threads(n: int) -> bool:
 
 def get_num_threads() -> int:
     """The thread count set by ``set_num_threads``, or the number of cores by default."""
-    return _requested if _requested is not None else (os.cpu_count() or 1)
+    return _requested if _requested is not None else _CORES
 
 
 def apply_to_numba() -> None:
