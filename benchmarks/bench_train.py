@@ -187,7 +187,9 @@ if {lib!r} == "torch":
     del model
 for _ in range({steps}):
     step()
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+with open("/proc/self/status") as f:  # VmHWM: this process's peak (ru_maxrss would
+    # include the parent's, which Linux carries across fork and exec)
+    peak = next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
 print(peak, peak - base)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
