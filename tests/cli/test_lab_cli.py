@@ -54,8 +54,23 @@ def test_an_experiment_prints_claim_numbers_checks_verdict_and_writes_png_and_cs
     assert str(out / "invariance.png") in text.replace("\n", "").replace("  ", "")
 
 
-def test_a_partly_supported_claim_says_so_and_still_exits_0(tmp_path, capsys):
-    assert main(["lab", "gradient-flow", "--quick", "--out", str(tmp_path)]) == 0
+def test_a_partly_supported_claim_says_so_and_still_exits_0(tmp_path, capsys, monkeypatch):
+    # Every real experiment supports its claim at present, so a stand-in measures one
+    # check that passes and one that fails; the command must show both and still exit 0.
+    from minigrad.lab import registry
+    from minigrad.lab.result import LabResult
+
+    def run(out=None, seed=0, quick=False, progress=None):
+        result = LabResult(name="half-true", claim="Two things hold.")
+        result.check("the first thing holds", 2.0 > 1.0, "2.0 > 1.0")
+        result.check("the second thing holds", 0.5 > 1.0, "0.5 is not > 1.0")
+        return result
+
+    stand_in = registry.Experiment("half-true", "a claim that is half true", "Two things hold.", run)
+    monkeypatch.setitem(registry.EXPERIMENTS, "half-true", stand_in)
+    assert main(["lab", "half-true", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
-    assert "[FAIL] pre-norm: gradients roughly even across depth" in text
+    assert "[pass] the first thing holds" in text
+    assert "[FAIL] the second thing holds" in text
+    assert "0.5 is not > 1.0" in text
     assert "verdict: PARTLY SUPPORTED (1 of 2 checks pass)" in text
