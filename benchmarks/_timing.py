@@ -27,7 +27,13 @@ def interleaved(fns: dict, repeats: int = 15, warmup: int = 2, number: int = 1) 
 
 
 def try_import_torch():
-    """torch, with 2 threads like minigrad's kernels, or None when it is not installed."""
+    """torch, with 2 threads like minigrad's kernels, or None when it is not installed.
+
+    minigrad's kernels are set up first, so that Numba's threading layer is chosen as
+    in a process without PyTorch (``NUMBA_THREADING_LAYER`` still overrides it).
+    """
+    import minigrad.kernels  # noqa: F401
+
     try:
         import torch
     except ImportError:

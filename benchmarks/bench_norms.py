@@ -344,6 +344,8 @@ def main() -> None:
     quick = "--quick" in sys.argv
     import numba
 
+    import minigrad.kernels  # noqa: F401  (numba configured as the library configures it)
+
     numba.set_num_threads(THREADS)
     torch = try_import_torch()
     print(
@@ -356,7 +358,13 @@ def main() -> None:
     print(f"memory bandwidth (2-thread copy of 256 MiB): {bandwidth / 1e9:.1f} GB/s")
     rows = run_table(torch, quick, bandwidth)
     print(f"load average after the table: {os.getloadavg()[0]:.2f}")
-    print(f"(numba threading layer: {numba.threading_layer()})")
+    layer = numba.threading_layer()
+    print(f"(numba threading layer: {layer})")
+    if layer == "workqueue":
+        print(
+            "(the library's default, best for training; these kernels alone launch faster"
+            " on OpenMP: NUMBA_THREADING_LAYER=omp python benchmarks/bench_norms.py)"
+        )
     summary(rows, torch)
     accuracy(torch)
     compile_times()
