@@ -83,7 +83,7 @@ def test_parallel_sizes_match_the_reference_in_float64(name):
 
 
 @pytest.mark.parametrize("name", NORMS)
-def test_bit_identical_across_runs_and_thread_counts(name):
+def test_bit_identical_across_runs_thread_counts_and_the_serial_twin(name, monkeypatch):
     fn, shape, axis = NORMS[name]
     args = _inputs(shape, axis, np.float32)
     first = fn(*args)
@@ -94,8 +94,22 @@ def test_bit_identical_across_runs_and_thread_counts(name):
         one_thread = fn(*args)
     finally:
         numba.set_num_threads(previous)
-    for a, b, c in zip(first, again, one_thread):
-        assert a.tobytes() == b.tobytes() == c.tobytes()
+    # Below the threshold the wrappers call the kernels compiled without parallel=True.
+    monkeypatch.setattr(fused, "PARALLEL_MIN_ELEMENTS", 1 << 62)
+    serial = fn(*args)
+    for a, b, c, d in zip(first, again, one_thread, serial):
+        assert a.tobytes() == b.tobytes() == c.tobytes() == d.tobytes()
+
+
+def test_the_serial_twin_is_compiled_without_parallel_and_made_once():
+    from minigrad.kernels import layer_norm, serial
+
+    kernel = layer_norm.layer_norm_forward
+    twin = serial(kernel)
+    assert serial(kernel) is twin
+    assert kernel.targetoptions["parallel"] and not twin.targetoptions.get("parallel")
+    assert twin.py_func.__qualname__ == "layer_norm_forward_serial"
+    assert twin.targetoptions["fastmath"] == kernel.targetoptions["fastmath"]
 
 
 @pytest.mark.parametrize("name", ["layer_norm", "batch_norm-2d", "batch_norm-3d", "group_norm"])

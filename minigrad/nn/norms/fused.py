@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad.nn.norms import reference
 from minigrad.nn.norms.buffers import default_pool
+from minigrad.threads import get_num_threads
 
 __all__ = [
     "batch_norm_backward",
@@ -40,10 +41,11 @@ _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 MAX_CHUNKS = 32
 
 
-#: Inputs smaller than this run their kernels on one thread. A 2-thread region costs a
-#: few microseconds on an idle machine, but on a busy one it waits for its second thread
-#: to be scheduled (a 6 x 20 LayerNorm took 270 us on 2 threads against 13 us on one
-#: while other processes were running); below this size the work takes microseconds.
+#: Inputs smaller than this run the serial twin of their kernels, on the calling thread
+#: (``minigrad.kernels.serial``). Waking the workers costs 100-150 us per parallel loop
+#: on this machine's workqueue layer, and on a busy machine a 2-thread region waits for
+#: its second thread to be scheduled (a 6 x 20 LayerNorm took 270 us on 2 threads
+#: against 13 us on one while other processes were running).
 PARALLEL_MIN_ELEMENTS = 1 << 15
 
 
@@ -64,19 +66,14 @@ def _kernels(name: str):
 
 
 def _run(kernel, size: int, *args) -> None:
-    """Call ``kernel(*args)``; on one thread when the input has fewer than
-    ``PARALLEL_MIN_ELEMENTS`` elements (the thread count is per calling thread)."""
-    if size >= PARALLEL_MIN_ELEMENTS:
+    """Call ``kernel(*args)``, or its serial twin on the calling thread when the input has
+    fewer than ``PARALLEL_MIN_ELEMENTS`` elements or one thread is asked for."""
+    if size >= PARALLEL_MIN_ELEMENTS and get_num_threads() > 1:
         kernel(*args)
-        return
-    import numba
+    else:
+        from minigrad.kernels import serial
 
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        kernel(*args)
-    finally:
-        numba.set_num_threads(previous)
+        serial(kernel)(*args)
 
 
 def _use_kernels(x: np.ndarray) -> bool:
