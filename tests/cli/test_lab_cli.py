@@ -66,7 +66,9 @@ def test_a_partly_supported_claim_says_so_and_still_exits_0(tmp_path, capsys, mo
         result.check("the second thing holds", 0.5 > 1.0, "0.5 is not > 1.0")
         return result
 
-    stand_in = registry.Experiment("half-true", "a claim that is half true", "Two things hold.", run)
+    stand_in = registry.Experiment(
+        "half-true", "a claim that is half true", "Two things hold.", run
+    )
     monkeypatch.setitem(registry.EXPERIMENTS, "half-true", stand_in)
     assert main(["lab", "half-true", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
