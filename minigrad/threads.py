@@ -105,3 +105,79 @@ def keep_freed_memory() -> bool:
     ok = mallopt(m_mmap_threshold, 256 * 1024 * 1024)
     ok &= mallopt(m_trim_threshold, 1024 * 1024 * 1024)
     return bool(ok)
+
+
+# ------------------------------------------------------------------- shared work items
+_helpers = None  # the thread pool of share(), created on first use
+
+
+class _Items:
+    """Work items handed out one at a time to whichever thread asks first."""
+
+    __slots__ = ("task", "count", "next", "running", "lock", "idle", "error")
+
+    def __init__(self, task, count: int):
+        import threading
+
+        self.task, self.count = task, count
+        self.next = 0  # the next item not yet taken
+        self.running = 0  # items taken and not finished
+        self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        while True:
+            with self.lock:
+                i = self.next
+                if i >= self.count:
+                    return
+                self.next = i + 1
+                self.running += 1
+            try:
+                self.task(i)
+            except BaseException as error:  # noqa: BLE001  (re-raised by the caller)
+                self.error = self.error or error
+            finally:
+                with self.lock:
+                    self.running -= 1
+                    if not self.running:
+                        self.idle.notify_all()
+
+    def wait(self) -> None:
+        with self.lock:
+            while self.running:
+                self.idle.wait()
+
+
+def share(task, count: int) -> None:
+    """Run ``task(0)``, ..., ``task(count - 1)`` on the calling thread and up to
+    ``get_num_threads() - 1`` helper threads; return when every item has run.
+
+    Each thread takes the next item as soon as it is free, and the calling thread starts
+    at once. A helper that wakes late takes fewer items, or none, and the caller never
+    waits for a helper that has not started: on this 2-core VM a sleeping thread took
+    from 0.1 to several milliseconds to wake, which is what made Numba's workqueue layer
+    (whose calling thread waits for its workers) no faster than one thread on a
+    memory-bound kernel. ``task`` must release the GIL for the threads to overlap
+    (a ``nogil`` Numba function does). An exception from any item is raised here, after
+    the items already taken have finished.
+
+    Example::
+
+        >>> share(lambda i: kernel(rows[i]), len(rows))  # doctest: +SKIP
+    """
+    global _helpers
+    helpers = min(get_num_threads(), count) - 1
+    items = _Items(task, count)
+    if helpers > 0:
+        if _helpers is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            _helpers = ThreadPoolExecutor(max(1, _CORES - 1), thread_name_prefix="minigrad")
+        for _ in range(helpers):
+            _helpers.submit(items.run)
+    items.run()
+    items.wait()
+    if items.error is not None:
+        raise items.error

@@ -29,7 +29,9 @@ Importing this package imports numba and configures it once for every kernel:
   cores, and a training step measured 2x slower (about 190 ms against 95 ms on the
   benchmark model). workqueue's idle workers sleep. It does not allow two Python
   threads to launch parallel kernels at the same time: set
-  ``NUMBA_THREADING_LAYER=omp`` (or ``tbb``) for that. The price is launch latency:
+  ``NUMBA_THREADING_LAYER=omp`` (or ``tbb``) for that. Its calling thread waits for its
+  workers to wake, so the row kernels (LayerNorm, RMSNorm) share their rows among
+  Python threads instead (``SHARE_ROWS`` below). The price is launch latency:
   a normalization layer's forward + backward alone runs faster on OpenMP (LayerNorm
   [2048, 64] 0.31 ms against 0.61 ms, BatchNorm1d [4096, 256] 1.4 ms against 4.3 ms),
   so a program that runs mostly these kernels and few matmuls may prefer
@@ -52,13 +54,22 @@ from minigrad.threads import apply_to_numba  # noqa: E402
 
 apply_to_numba()
 
+#: On the workqueue layer the row kernels (LayerNorm, RMSNorm) run as work items on
+#: Python threads instead (``minigrad.threads.share``): workqueue's calling thread waits
+#: for its workers to wake, and on this 2-core VM that made a memory-bound kernel no
+#: faster on two threads than on one (LayerNorm [8192, 768] forward, with other work
+#: between the calls: 6.4 ms parallel, 6.4 serial, 4.0 shared).
+SHARE_ROWS = numba.config.THREADING_LAYER == "workqueue"
+
 _serial_twins: dict = {}
 
 
 def serial(kernel):
     """``kernel`` compiled without ``parallel=True``: its ``prange`` loops run as plain
     loops on the calling thread, in the same order of chunks, so the results are the
-    same bit for bit. Compiled on first use and cached on disk under its own name
+    same bit for bit. It releases the GIL (``nogil``), so that Python threads can run
+    it on different rows at once (``minigrad.threads.share``). Compiled on first use
+    and cached on disk under its own name
     (Numba's cache key does not include the ``parallel`` option, so the twin is a copy
     of the Python function named ``<name>_serial``).
 
@@ -76,6 +87,6 @@ def serial(kernel):
         copy.__qualname__ = f"{fn.__qualname__}_serial"
         copy.__module__ = fn.__module__
         options = kernel.targetoptions
-        twin = numba.njit(fastmath=options.get("fastmath", False), cache=True)(copy)
+        twin = numba.njit(fastmath=options.get("fastmath", False), nogil=True, cache=True)(copy)
         _serial_twins[kernel] = twin
     return twin

@@ -62,18 +62,19 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
 def layer_norm_backward(
-    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, merge, dweight, dbias
 ):
-    """Write ``dx`` ([rows, n], if ``need_dx``), ``dweight`` and ``dbias`` ([n]).
+    """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight and dbias.
 
-    ``partial`` ([2, chunks, n], float64) is scratch: chunk k sums dweight and dbias over
-    rows [k * rows_per_chunk, (k + 1) * rows_per_chunk), then the chunks are added in
-    order after the parallel loop."""
+    ``partial`` ([chunks, 2, n], float64) is scratch: chunk k sums dweight and dbias over
+    rows [k * rows_per_chunk, (k + 1) * rows_per_chunk). With ``merge`` the chunks are
+    then added in order into ``dweight`` and ``dbias`` ([n]); without it (a caller that
+    runs the chunks in several calls) the caller calls ``layer_norm_merge`` at the end."""
     rows, n = x.shape
-    chunks = partial.shape[1]
+    chunks = partial.shape[0]
     for k in numba.prange(chunks):
-        dw = partial[0, k]
-        db = partial[1, k]
+        dw = partial[k, 0]
+        db = partial[k, 1]
         for j in range(n):
             dw[j] = 0.0
             db[j] = 0.0
@@ -95,10 +96,18 @@ def layer_norm_backward(
                 for j in range(n):
                     xhat = (x[i, j] - m) * r
                     dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
-    for k in range(1, chunks):  # one thread, chunk order: the same sums on every run
+    if merge:
+        layer_norm_merge(partial, dweight, dbias)
+
+
+@numba.njit(fastmath=FASTMATH, cache=True)
+def layer_norm_merge(partial, dweight, dbias):
+    """Add the chunk sums in chunk order (one thread: the same sums on every run)."""
+    chunks, _, n = partial.shape
+    for k in range(1, chunks):
         for j in range(n):
-            partial[0, 0, j] += partial[0, k, j]
-            partial[1, 0, j] += partial[1, k, j]
+            partial[0, 0, j] += partial[k, 0, j]
+            partial[0, 1, j] += partial[k, 1, j]
     for j in range(n):
         dweight[j] = partial[0, 0, j]
-        dbias[j] = partial[1, 0, j]
+        dbias[j] = partial[0, 1, j]

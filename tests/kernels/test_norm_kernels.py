@@ -94,11 +94,19 @@ def test_bit_identical_across_runs_thread_counts_and_the_serial_twin(name, monke
         one_thread = fn(*args)
     finally:
         numba.set_num_threads(previous)
+    # The row kernels' two ways of using threads: Numba's parallel loop, and work items
+    # shared by Python threads (the default on the workqueue layer).
+    import minigrad.kernels
+
+    ways = []
+    for share_rows in (False, True):
+        monkeypatch.setattr(minigrad.kernels, "SHARE_ROWS", share_rows)
+        ways.append(fn(*args))
     # Below the threshold the wrappers call the kernels compiled without parallel=True.
     monkeypatch.setattr(fused, "PARALLEL_MIN_ELEMENTS", 1 << 62)
     serial = fn(*args)
-    for a, b, c, d in zip(first, again, one_thread, serial):
-        assert a.tobytes() == b.tobytes() == c.tobytes() == d.tobytes()
+    for outputs in zip(first, again, one_thread, serial, *ways):
+        assert len({a.tobytes() for a in outputs}) == 1
 
 
 def test_the_serial_twin_is_compiled_without_parallel_and_made_once():

@@ -76,6 +76,36 @@ def _run(kernel, size: int, *args) -> None:
         serial(kernel)(*args)
 
 
+#: A row kernel shared among threads is cut into work items of about this many elements
+#: (whole chunks of rows), few enough that the Python around each item stays small.
+ITEM_ELEMENTS = 1 << 16
+
+
+def _run_rows(kernel, size: int, rows: int, args_for) -> bool:
+    """Run a row kernel over the chunks of ``rows`` (``_chunks``).
+
+    ``args_for(k0, k1, whole)`` gives the kernel's arguments for the rows of chunks
+    ``k0 .. k1 - 1``; ``whole`` is True when one call covers every row. On the workqueue
+    layer the chunks are shared, as work items, between the calling thread and helper
+    threads that run the kernel's serial twin (``minigrad.kernels.SHARE_ROWS``).
+    Returns True in that case: a backward then adds its chunk sums itself.
+    """
+    from minigrad.kernels import SHARE_ROWS
+
+    _, chunks = _chunks(rows)
+    if not SHARE_ROWS or size < PARALLEL_MIN_ELEMENTS or get_num_threads() == 1 or chunks == 1:
+        _run(kernel, size, *args_for(0, chunks, True))
+        return False
+    from minigrad.kernels import serial
+    from minigrad.threads import share
+
+    twin = serial(kernel)
+    items = min(chunks, max(2, size // ITEM_ELEMENTS))
+    bounds = [chunks * i // items for i in range(items + 1)]
+    share(lambda i: twin(*args_for(bounds[i], bounds[i + 1], False)), items)
+    return True
+
+
 def _use_kernels(x: np.ndarray) -> bool:
     return x.dtype in _KERNEL_DTYPES and x.size > 0
 
@@ -126,17 +156,14 @@ def layer_norm_forward(x, weight, bias, normalized_ndim: int, eps: float):
     y = _empty((rows, n), x.dtype)
     mean = np.empty(rows, dtype=x.dtype)
     rstd = np.empty(rows, dtype=x.dtype)
-    _run(
-        _kernels("layer_norm").layer_norm_forward,
-        x.size,
-        x2,
-        _vector(weight, n, x.dtype, 1.0),
-        _vector(bias, n, x.dtype, 0.0),
-        eps,
-        y,
-        mean,
-        rstd,
-    )
+    w, b = _vector(weight, n, x.dtype, 1.0), _vector(bias, n, x.dtype, 0.0)
+    per, _ = _chunks(rows)
+
+    def args_for(k0, k1, whole):
+        r0, r1 = k0 * per, min(rows, k1 * per)
+        return x2[r0:r1], w, b, eps, y[r0:r1], mean[r0:r1], rstd[r0:r1]
+
+    _run_rows(_kernels("layer_norm").layer_norm_forward, x.size, rows, args_for)
     keep = lead + (1,) * normalized_ndim
     return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
 
@@ -151,21 +178,23 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
     dweight = np.empty(n, dtype=x.dtype)
     dbias = np.empty(n, dtype=x.dtype)
-    _run(
-        _kernels("layer_norm").layer_norm_backward,
-        x.size,
-        _contiguous(dy, x.dtype).reshape(rows, n),
-        _contiguous(x, x.dtype).reshape(rows, n),
-        _vector(weight, n, x.dtype, 1.0),
-        mean.reshape(rows),
-        rstd.reshape(rows),
-        per,
-        need_dx,
-        dx,
-        _empty((2, chunks, n)),
-        dweight,
-        dbias,
-    )
+    dy2 = _contiguous(dy, x.dtype).reshape(rows, n)
+    x2 = _contiguous(x, x.dtype).reshape(rows, n)
+    w = _vector(weight, n, x.dtype, 1.0)
+    mean1, rstd1 = mean.reshape(rows), rstd.reshape(rows)
+    partial = _empty((chunks, 2, n))
+
+    def args_for(k0, k1, whole):
+        r0, r1 = k0 * per, min(rows, k1 * per)
+        dx_rows = dx[r0:r1] if need_dx else dx
+        return (
+            dy2[r0:r1], x2[r0:r1], w, mean1[r0:r1], rstd1[r0:r1], per, need_dx, dx_rows,
+            partial[k0:k1], whole, dweight, dbias,
+        )  # fmt: skip
+
+    kernels = _kernels("layer_norm")
+    if _run_rows(kernels.layer_norm_backward, x.size, rows, args_for):
+        kernels.layer_norm_merge(partial, dweight, dbias)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),
@@ -181,15 +210,15 @@ def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
     rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
     y = _empty((rows, n), x.dtype)
     rstd = np.empty(rows, dtype=x.dtype)
-    _run(
-        _kernels("rms_norm").rms_norm_forward,
-        x.size,
-        _contiguous(x, x.dtype).reshape(rows, n),
-        _vector(weight, n, x.dtype, 1.0),
-        eps,
-        y,
-        rstd,
-    )
+    x2 = _contiguous(x, x.dtype).reshape(rows, n)
+    w = _vector(weight, n, x.dtype, 1.0)
+    per, _ = _chunks(rows)
+
+    def args_for(k0, k1, whole):
+        r0, r1 = k0 * per, min(rows, k1 * per)
+        return x2[r0:r1], w, eps, y[r0:r1], rstd[r0:r1]
+
+    _run_rows(_kernels("rms_norm").rms_norm_forward, x.size, rows, args_for)
     return y.reshape(x.shape), None, rstd.reshape(lead + (1,) * normalized_ndim)
 
 
@@ -202,19 +231,23 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
     dweight = np.empty(n, dtype=x.dtype)
-    _run(
-        _kernels("rms_norm").rms_norm_backward,
-        x.size,
-        _contiguous(dy, x.dtype).reshape(rows, n),
-        _contiguous(x, x.dtype).reshape(rows, n),
-        _vector(weight, n, x.dtype, 1.0),
-        rstd.reshape(rows),
-        per,
-        need_dx,
-        dx,
-        _empty((chunks, n)),
-        dweight,
-    )
+    dy2 = _contiguous(dy, x.dtype).reshape(rows, n)
+    x2 = _contiguous(x, x.dtype).reshape(rows, n)
+    w = _vector(weight, n, x.dtype, 1.0)
+    rstd1 = rstd.reshape(rows)
+    partial = _empty((chunks, n))
+
+    def args_for(k0, k1, whole):
+        r0, r1 = k0 * per, min(rows, k1 * per)
+        dx_rows = dx[r0:r1] if need_dx else dx
+        return (
+            dy2[r0:r1], x2[r0:r1], w, rstd1[r0:r1], per, need_dx, dx_rows, partial[k0:k1],
+            whole, dweight,
+        )  # fmt: skip
+
+    kernels = _kernels("rms_norm")
+    if _run_rows(kernels.rms_norm_backward, x.size, rows, args_for):
+        kernels.rms_norm_merge(partial, dweight)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),
