@@ -61,6 +61,13 @@ def interleaved(fns: dict, repeats: int, warmup: int = 2, number: int = 1) -> di
     or asleep on an idle core that takes a while to wake: after 20 ms of single-threaded
     work, a 2-thread LayerNorm forward took 4 ms instead of 0.3 ms on this VM), so no
     implementation may always follow the same one.
+
+    Each timed block also starts with one untimed call of the same implementation, so
+    that it is timed in its own steady state rather than in the wake of the one before:
+    PyTorch's OpenMP workers spin-wait on both cores for a while after each call
+    (which serves a program made of PyTorch calls), and a kernel timed right after them
+    shares the cores with them (GroupNorm [32, 64, 256]: 2.2 ms timed so against
+    0.6 ms on its own).
     """
     for fn in fns.values():
         for _ in range(warmup):
@@ -70,6 +77,7 @@ def interleaved(fns: dict, repeats: int, warmup: int = 2, number: int = 1) -> di
     for r in range(repeats):
         for name in names[r % len(names) :] + names[: r % len(names)]:
             fn = fns[name]
+            fn()  # the lead-in call, untimed
             t0 = time.perf_counter()
             for _ in range(number):
                 fn()

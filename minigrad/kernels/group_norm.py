@@ -24,8 +24,11 @@ FASTMATH = {"reassoc", "contract"}
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
-    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
+def group_norm_forward(x, weight, bias, groups, first_row, eps, y, mean, rstd):
+    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows]).
+
+    ``x`` may be a slice of the rows that starts at row ``first_row`` of the whole
+    input (the row's group, and so its channels, follow from the whole input's index)."""
     rows, cg, s = x.shape
     n = cg * s
     for i in numba.prange(rows):
@@ -46,7 +49,7 @@ def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
         rstd[i] = 1.0 / np.sqrt(var + eps)
         m = mean[i]  # read back in x's dtype
         r = rstd[i]
-        first = (i % groups) * cg
+        first = ((first_row + i) % groups) * cg
         for c in range(cg):
             scale = r * weight[first + c]
             shift = bias[first + c]
@@ -56,24 +59,27 @@ def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
 def group_norm_backward(
-    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
-    """Write ``dx`` ([rows, cg, s], if ``need_dx``), ``dweight`` and ``dbias`` ([C]);
-    ``partial`` ([2, chunks, C], float64) is scratch for the chunk sums (chunk k covers
-    rows [k * rows_per_chunk, ...)), added in order at the end."""
+    dy, x, weight, groups, first_row, mean, rstd, rows_per_chunk, need_dx, dx, partial, merge,
+    dweight, dbias,
+):  # fmt: skip
+    """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
+    dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
+    [k * rows_per_chunk, ...)); with ``merge``, add them in order into ``dweight`` and
+    ``dbias`` ([C]), else the caller calls ``group_norm_merge`` at the end. ``first_row``
+    is as in the forward."""
     rows, cg, s = x.shape
     n = cg * s
-    chunks, channels = partial.shape[1], partial.shape[2]
+    chunks, channels = partial.shape[0], partial.shape[2]
     for k in numba.prange(chunks):
-        dw = partial[0, k]
-        db = partial[1, k]
+        dw = partial[k, 0]
+        db = partial[k, 1]
         for c in range(channels):
             dw[c] = 0.0
             db[c] = 0.0
         for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
             m = mean[i]
             r = rstd[i]
-            first = (i % groups) * cg
+            first = ((first_row + i) % groups) * cg
             sum_g = 0.0
             sum_g_xhat = 0.0
             for c in range(cg):
@@ -95,10 +101,18 @@ def group_norm_backward(
                     for p in range(s):
                         xhat = (x[i, c, p] - m) * r
                         dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
-    for k in range(1, chunks):  # one thread, chunk order
+    if merge:
+        group_norm_merge(partial, dweight, dbias)
+
+
+@numba.njit(fastmath=FASTMATH, cache=True)
+def group_norm_merge(partial, dweight, dbias):
+    """Add the chunk sums in chunk order (one thread: the same sums on every run)."""
+    chunks, _, channels = partial.shape
+    for k in range(1, chunks):
         for c in range(channels):
-            partial[0, 0, c] += partial[0, k, c]
-            partial[1, 0, c] += partial[1, k, c]
+            partial[0, 0, c] += partial[k, 0, c]
+            partial[0, 1, c] += partial[k, 1, c]
     for c in range(channels):
         dweight[c] = partial[0, 0, c]
-        dbias[c] = partial[1, 0, c]
+        dbias[c] = partial[0, 1, c]

@@ -346,18 +346,14 @@ def group_norm_forward(x, weight, bias, num_groups: int, eps: float):
     y = _empty(x3.shape, x.dtype)
     mean = np.empty(rows, dtype=x.dtype)
     rstd = np.empty(rows, dtype=x.dtype)
-    _run(
-        _kernels("group_norm").group_norm_forward,
-        x.size,
-        x3,
-        _vector(weight, c, x.dtype, 1.0),
-        _vector(bias, c, x.dtype, 0.0),
-        num_groups,
-        eps,
-        y,
-        mean,
-        rstd,
-    )
+    w, b = _vector(weight, c, x.dtype, 1.0), _vector(bias, c, x.dtype, 0.0)
+    per, _ = _chunks(rows)
+
+    def args_for(k0, k1, whole):
+        r0, r1 = k0 * per, min(rows, k1 * per)
+        return x3[r0:r1], w, b, num_groups, r0, eps, y[r0:r1], mean[r0:r1], rstd[r0:r1]
+
+    _run_rows(_kernels("group_norm").group_norm_forward, x.size, rows, args_for)
     keep = (n, num_groups, 1)
     return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
 
@@ -372,20 +368,20 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
     dx = _empty_like_rows(need_dx, x3.shape, x.dtype)
     dweight = np.empty(c, dtype=x.dtype)
     dbias = np.empty(c, dtype=x.dtype)
-    _run(
-        _kernels("group_norm").group_norm_backward,
-        x.size,
-        _contiguous(dy, x.dtype).reshape(x3.shape),
-        x3,
-        _vector(weight, c, x.dtype, 1.0),
-        num_groups,
-        mean.reshape(rows),
-        rstd.reshape(rows),
-        per,
-        need_dx,
-        dx,
-        _empty((2, chunks, c)),
-        dweight,
-        dbias,
-    )
+    dy3 = _contiguous(dy, x.dtype).reshape(x3.shape)
+    w = _vector(weight, c, x.dtype, 1.0)
+    mean1, rstd1 = mean.reshape(rows), rstd.reshape(rows)
+    partial = _empty((chunks, 2, c))
+
+    def args_for(k0, k1, whole):
+        r0, r1 = k0 * per, min(rows, k1 * per)
+        dx_rows = dx[r0:r1] if need_dx else dx
+        return (
+            dy3[r0:r1], x3[r0:r1], w, num_groups, r0, mean1[r0:r1], rstd1[r0:r1], per, need_dx,
+            dx_rows, partial[k0:k1], whole, dweight, dbias,
+        )  # fmt: skip
+
+    kernels = _kernels("group_norm")
+    if _run_rows(kernels.group_norm_backward, x.size, rows, args_for):
+        kernels.group_norm_merge(partial, dweight, dbias)
     return (dx.reshape(x.shape) if need_dx else None), (None if weight is None else dweight), dbias
