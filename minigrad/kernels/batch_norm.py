@@ -1,7 +1,7 @@
 """BatchNorm kernels: per-channel statistics over the batch (and the positions).
 
-Two layouts, one forward and one backward kernel each, so that a model compiles only
-the pair it uses:
+Two layouts, each with its own kernels, so that a model compiles only the ones it
+uses:
 
 - ``*_rows`` take ``[N, C]``: a channel is a column. The inner loops run along the
   channels (contiguous, vectorized) and the per-channel sums live in float64 rows.
@@ -9,8 +9,10 @@ the pair it uses:
   ``H * W`` of ``[N, C, H, W]``): the inner loops run along the ``L`` contiguous
   positions of one (example, channel) pair.
 
-Every output depends on sums over the whole batch, so each kernel has two parallel
-loops with one-thread work between them (no Python in between):
+Every output depends on sums over the whole batch, so a forward and a backward are
+each two parallel kernels with one-thread work between them (the wrapper in
+``nn/norms/fused.py`` calls the steps; a parallel step can also run as work items of
+rows on Python threads, see ``minigrad.threads.share``):
 
 forward
     1. (training) per chunk of examples and channel: the chunk's mean and sum of
@@ -42,66 +44,65 @@ FASTMATH = {"reassoc", "contract"}
 
 # ----------------------------------------------------------------------- [N, C] layout
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def forward_rows(
-    x, weight, bias, eps, rows_per_chunk, use_batch_stats, mean, var, partial, y, rstd
-):
-    """``x`` [N, C] -> ``y``. With ``use_batch_stats`` writes the batch ``mean`` and biased
-    ``var`` ([C], float64), else reads them (running statistics); writes ``rstd`` [C].
-    ``partial`` ([2, chunks, C], float64) is scratch."""
+def stats_rows(x, rows_per_chunk, partial):
+    """Forward step 1 for ``x`` [N, C]: chunk k's mean and M2 (sum of squared deviations
+    from that mean) per channel into ``partial[k, 0]`` and ``partial[k, 1]``
+    (``partial`` [chunks, 2, C], float64)."""
     n, channels = x.shape
-    chunks = partial.shape[1]
-    if use_batch_stats:
-        for k in numba.prange(chunks):
-            lo = k * rows_per_chunk
-            hi = min(n, lo + rows_per_chunk)
-            four = lo + (hi - lo) // 4 * 4
-            m = partial[0, k]
-            m2 = partial[1, k]
+    chunks = partial.shape[0]
+    for k in numba.prange(chunks):
+        lo = k * rows_per_chunk
+        hi = min(n, lo + rows_per_chunk)
+        four = lo + (hi - lo) // 4 * 4
+        m = partial[k, 0]
+        m2 = partial[k, 1]
+        for c in range(channels):
+            m[c] = 0.0
+            m2[c] = 0.0
+        for i in range(lo, four, 4):
             for c in range(channels):
-                m[c] = 0.0
-                m2[c] = 0.0
-            for i in range(lo, four, 4):
-                for c in range(channels):
-                    s01 = np.float64(x[i, c]) + np.float64(x[i + 1, c])
-                    s23 = np.float64(x[i + 2, c]) + np.float64(x[i + 3, c])
-                    m[c] += s01 + s23
-            for i in range(four, hi):
-                for c in range(channels):
-                    m[c] += x[i, c]
+                s01 = np.float64(x[i, c]) + np.float64(x[i + 1, c])
+                s23 = np.float64(x[i + 2, c]) + np.float64(x[i + 3, c])
+                m[c] += s01 + s23
+        for i in range(four, hi):
             for c in range(channels):
-                m[c] /= hi - lo
-            for i in range(lo, four, 4):
-                for c in range(channels):
-                    d0 = x[i, c] - m[c]
-                    d1 = x[i + 1, c] - m[c]
-                    d2 = x[i + 2, c] - m[c]
-                    d3 = x[i + 3, c] - m[c]
-                    m2[c] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)
-            for i in range(four, hi):
-                for c in range(channels):
-                    d = x[i, c] - m[c]
-                    m2[c] += d * d
-        _merge_chunks(partial, rows_per_chunk, n, 1, mean, var)
-    mean_x, scale, shift = _affine(mean, var, weight, bias, eps, rstd, x.dtype)
+                m[c] += x[i, c]
+        for c in range(channels):
+            m[c] /= hi - lo
+        for i in range(lo, four, 4):
+            for c in range(channels):
+                d0 = x[i, c] - m[c]
+                d1 = x[i + 1, c] - m[c]
+                d2 = x[i + 2, c] - m[c]
+                d3 = x[i + 3, c] - m[c]
+                m2[c] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)
+        for i in range(four, hi):
+            for c in range(channels):
+                d = x[i, c] - m[c]
+                m2[c] += d * d
+
+
+@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+def output_rows(x, mean_x, scale, shift, y):
+    """Forward step 3: ``y = (x - mean_c) scale_c + shift_c`` for ``x`` [N, C]."""
+    n, channels = x.shape
     for i in numba.prange(n):
         for c in range(channels):
             y[i, c] = (x[i, c] - mean_x[c]) * scale[c] + shift[c]
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def backward_rows(
-    dy, x, weight, mean, rstd, rows_per_chunk, training, need_dx, partial, dx, dweight, dbias
-):
-    """``dx`` [N, C] (if ``need_dx``), ``dweight`` and ``dbias`` [C] (float64) from the
-    saved ``mean`` and ``rstd`` [C]; ``partial`` ([2, chunks, C], float64) is scratch."""
+def sums_rows(dy, x, mean, rows_per_chunk, partial):
+    """Backward step 1 for [N, C]: chunk k's ``sum dy`` and ``sum dy (x - mean_c)`` per
+    channel into ``partial[k, 0]`` and ``partial[k, 1]`` (float64 terms)."""
     n, channels = x.shape
-    chunks = partial.shape[1]
+    chunks = partial.shape[0]
     for k in numba.prange(chunks):
         lo = k * rows_per_chunk
         hi = min(n, lo + rows_per_chunk)
         four = lo + (hi - lo) // 4 * 4
-        s_dy = partial[0, k]
-        s_dy_xmu = partial[1, k]
+        s_dy = partial[k, 0]
+        s_dy_xmu = partial[k, 1]
         for c in range(channels):
             s_dy[c] = 0.0
             s_dy_xmu[c] = 0.0
@@ -120,41 +121,46 @@ def backward_rows(
             for c in range(channels):
                 s_dy[c] += dy[i, c]
                 s_dy_xmu[c] += dy[i, c] * (x[i, c] - np.float64(mean[c]))
-    a, b, d = _input_coefficients(partial, weight, rstd, n, training, dweight, dbias, x.dtype)
-    if need_dx:
-        for i in numba.prange(n):
-            for c in range(channels):
-                dx[i, c] = a[c] * dy[i, c] + b[c] * (x[i, c] - mean[c]) + d[c]
+
+
+@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+def input_grad_rows(dy, x, mean, a, b, d, dx):
+    """Backward step 3: ``dx = a_c dy + b_c (x - mean_c) + d_c`` for [N, C]."""
+    n, channels = x.shape
+    for i in numba.prange(n):
+        for c in range(channels):
+            dx[i, c] = a[c] * dy[i, c] + b[c] * (x[i, c] - mean[c]) + d[c]
 
 
 # -------------------------------------------------------------------- [N, C, L] layout
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def forward_positions(
-    x, weight, bias, eps, rows_per_chunk, use_batch_stats, mean, var, partial, y, rstd
-):
-    """``x`` [N, C, L] -> ``y``; the arguments are those of ``forward_rows``."""
+def stats_positions(x, rows_per_chunk, partial):
+    """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows``."""
     n, channels, length = x.shape
-    chunks = partial.shape[1]
-    if use_batch_stats:
-        for kc in numba.prange(chunks * channels):  # every (chunk, channel) on its own
-            k = kc // channels
-            c = kc % channels
-            lo = k * rows_per_chunk
-            hi = min(n, lo + rows_per_chunk)
-            total = 0.0
-            for i in range(lo, hi):
-                for p in range(length):
-                    total += x[i, c, p]
-            m = total / ((hi - lo) * length)
-            sq = 0.0
-            for i in range(lo, hi):
-                for p in range(length):
-                    dev = x[i, c, p] - m
-                    sq += dev * dev
-            partial[0, k, c] = m
-            partial[1, k, c] = sq
-        _merge_chunks(partial, rows_per_chunk, n, length, mean, var)
-    mean_x, scale, shift = _affine(mean, var, weight, bias, eps, rstd, x.dtype)
+    chunks = partial.shape[0]
+    for kc in numba.prange(chunks * channels):  # every (chunk, channel) on its own
+        k = kc // channels
+        c = kc % channels
+        lo = k * rows_per_chunk
+        hi = min(n, lo + rows_per_chunk)
+        total = 0.0
+        for i in range(lo, hi):
+            for p in range(length):
+                total += x[i, c, p]
+        m = total / ((hi - lo) * length)
+        sq = 0.0
+        for i in range(lo, hi):
+            for p in range(length):
+                dev = x[i, c, p] - m
+                sq += dev * dev
+        partial[k, 0, c] = m
+        partial[k, 1, c] = sq
+
+
+@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+def output_positions(x, mean_x, scale, shift, y):
+    """Forward step 3 for [N, C, L]; as ``output_rows``."""
+    n, channels, length = x.shape
     for ic in numba.prange(n * channels):
         i = ic // channels
         c = ic % channels
@@ -166,12 +172,10 @@ def forward_positions(
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def backward_positions(
-    dy, x, weight, mean, rstd, rows_per_chunk, training, need_dx, partial, dx, dweight, dbias
-):
-    """``x``, ``dy``, ``dx`` [N, C, L]; the arguments are those of ``backward_rows``."""
+def sums_positions(dy, x, mean, rows_per_chunk, partial):
+    """Backward step 1 for [N, C, L]; as ``sums_rows``."""
     n, channels, length = x.shape
-    chunks = partial.shape[1]
+    chunks = partial.shape[0]
     for kc in numba.prange(chunks * channels):
         k = kc // channels
         c = kc % channels
@@ -182,77 +186,73 @@ def backward_positions(
             for p in range(length):
                 s_dy += dy[i, c, p]
                 s_dy_xmu += dy[i, c, p] * (x[i, c, p] - m)
-        partial[0, k, c] = s_dy
-        partial[1, k, c] = s_dy_xmu
-    a, b, d = _input_coefficients(
-        partial, weight, rstd, n * length, training, dweight, dbias, x.dtype
-    )
-    if need_dx:
-        for ic in numba.prange(n * channels):
-            i = ic // channels
-            c = ic % channels
-            m = mean[c]
-            ac = a[c]
-            bc = b[c]
-            dc = d[c]
-            for p in range(length):
-                dx[i, c, p] = ac * dy[i, c, p] + bc * (x[i, c, p] - m) + dc
+        partial[k, 0, c] = s_dy
+        partial[k, 1, c] = s_dy_xmu
+
+
+@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+def input_grad_positions(dy, x, mean, a, b, d, dx):
+    """Backward step 3 for [N, C, L]; as ``input_grad_rows``."""
+    n, channels, length = x.shape
+    for ic in numba.prange(n * channels):
+        i = ic // channels
+        c = ic % channels
+        m = mean[c]
+        ac = a[c]
+        bc = b[c]
+        dc = d[c]
+        for p in range(length):
+            dx[i, c, p] = ac * dy[i, c, p] + bc * (x[i, c, p] - m) + dc
 
 
 # ----------------------------------------------------------- one-thread steps, shared
 @numba.njit(fastmath=FASTMATH, cache=True)
-def _merge_chunks(partial, rows_per_chunk, n, length, mean, var):
-    """Chunk means and M2s (``partial[0]``, ``partial[1]``) -> the batch's ``mean`` and
-    biased ``var``, adding the chunks in order (Chan et al.)."""
-    chunks, channels = partial.shape[1], partial.shape[2]
+def merge_stats(partial, rows_per_chunk, n, length, mean, var):
+    """Forward step 2: chunk means and M2s (``partial[:, 0]``, ``partial[:, 1]``) -> the
+    batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.)."""
+    chunks, channels = partial.shape[0], partial.shape[2]
     total = n * length
     for c in range(channels):
         s = 0.0
         for k in range(chunks):
             count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
-            s += count * partial[0, k, c]
+            s += count * partial[k, 0, c]
         m = s / total
         m2 = 0.0
         for k in range(chunks):
             count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
-            dev = partial[0, k, c] - m
-            m2 += partial[1, k, c] + count * dev * dev
+            dev = partial[k, 0, c] - m
+            m2 += partial[k, 1, c] + count * dev * dev
         mean[c] = m
         var[c] = m2 / total
 
 
 @numba.njit(fastmath=FASTMATH, cache=True)
-def _affine(mean, var, weight, bias, eps, rstd, dtype):
-    """rstd = 1 / sqrt(var + eps) (written out), and the per-channel mean, scale = w rstd
-    and shift = b of the output, in the input's dtype."""
-    channels = mean.shape[0]
-    mean_x = np.empty(channels, dtype)
-    scale = np.empty(channels, dtype)
-    shift = np.empty(channels, dtype)
-    for c in range(channels):
+def affine(mean, var, weight, bias, eps, rstd, mean_x, scale, shift):
+    """Forward step 2, continued: ``rstd = 1 / sqrt(var + eps)`` (float64), and the
+    output's per-channel ``mean_x``, ``scale = w rstd`` and ``shift = b`` in the input's
+    dtype."""
+    for c in range(mean.shape[0]):
         r = 1.0 / np.sqrt(var[c] + eps)
         rstd[c] = r
         mean_x[c] = mean[c]
         scale[c] = r * weight[c]
         shift[c] = bias[c]
-    return mean_x, scale, shift
 
 
 @numba.njit(fastmath=FASTMATH, cache=True)
-def _input_coefficients(partial, weight, rstd, count, training, dweight, dbias, dtype):
-    """Add the chunks' ``sum dy`` and ``sum dy (x - mean)`` in order; write dweight and
-    dbias; return a, b, d of ``dx = a dy + b (x - mean) + d`` (``count`` values per
-    channel). In training dx = w r (dy - sum(dy)/m - xhat sum(dy xhat)/m), xhat = (x - mean) r."""
-    chunks, channels = partial.shape[1], partial.shape[2]
-    a = np.empty(channels, dtype)
-    b = np.empty(channels, dtype)
-    d = np.empty(channels, dtype)
+def input_coefficients(partial, weight, rstd, count, training, dweight, dbias, a, b, d):
+    """Backward step 2: add the chunks' ``sum dy`` and ``sum dy (x - mean)`` in order;
+    write dweight and dbias, and a, b, d of ``dx = a dy + b (x - mean) + d`` (``count``
+    values per channel). In training dx = w r (dy - sum(dy)/m - xhat sum(dy xhat)/m),
+    xhat = (x - mean) r."""
+    chunks, channels = partial.shape[0], partial.shape[2]
     for c in range(channels):
         sum_dy = 0.0
         sum_dy_xmu = 0.0
         for k in range(chunks):
-            sum_dy += partial[0, k, c]
-            sum_dy_xmu += partial[1, k, c]
+            sum_dy += partial[k, 0, c]
+            sum_dy_xmu += partial[k, 1, c]
         r = np.float64(rstd[c])
         w = np.float64(weight[c])
         dweight[c] = sum_dy_xmu * r
@@ -264,4 +264,3 @@ def _input_coefficients(partial, weight, rstd, count, training, dweight, dbias, 
         else:
             b[c] = 0.0
             d[c] = 0.0
-    return a, b, d

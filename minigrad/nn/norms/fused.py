@@ -273,32 +273,35 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
         return reference.batch_norm_forward(
             x, weight, bias, running_mean, running_var, training, eps
         )
+    kernels = _kernels("batch_norm")
     dt = x.dtype
     xv, layout = _channel_layout(x, dt)
     n, c = x.shape[0], x.shape[1]
     per, chunks = _chunks(n)
-    if training:
-        mean, var = np.empty(c), np.empty(c)  # written by the kernel
+
+    def rows_of(k0, k1):
+        return slice(k0 * per, min(n, k1 * per))
+
+    if training:  # step 1: chunk statistics; step 2: merged in order
+        mean, var = np.empty(c), np.empty(c)
+        partial = _empty((chunks, 2, c))
+        _run_rows(
+            getattr(kernels, "stats_" + layout), x.size, n,
+            lambda k0, k1, whole: (xv[rows_of(k0, k1)], per, partial[k0:k1]),
+        )  # fmt: skip
+        kernels.merge_stats(partial, per, n, xv.size // (n * c), mean, var)
     else:
         mean = np.array(running_mean, dtype=np.float64)
         var = np.array(running_var, dtype=np.float64)
     rstd = np.empty(c)
+    mean_x, scale, shift = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)
+    w, b = _vector(weight, c, dt, 1.0), _vector(bias, c, dt, 0.0)
+    kernels.affine(mean, var, w, b, eps, rstd, mean_x, scale, shift)
     y = _empty(xv.shape, dt)
-    _run(
-        getattr(_kernels("batch_norm"), "forward_" + layout),
-        x.size,
-        xv,
-        _vector(weight, c, dt, 1.0),
-        _vector(bias, c, dt, 0.0),
-        eps,
-        per,
-        training,
-        mean,
-        var,
-        _empty((2, chunks, c)),
-        y,
-        rstd,
-    )
+    _run_rows(  # step 3: the output
+        getattr(kernels, "output_" + layout), x.size, n,
+        lambda k0, k1, whole: (xv[rows_of(k0, k1)], mean_x, scale, shift, y[rows_of(k0, k1)]),
+    )  # fmt: skip
     keep = (1, c) + (1,) * (x.ndim - 2)
     return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
 
@@ -306,29 +309,37 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
 def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
     if not _use_kernels(x) or x.ndim < 2:
         return reference.batch_norm_backward(dy, x, weight, mean, rstd, training, need_dx)
+    kernels = _kernels("batch_norm")
     dt = x.dtype
     xv, layout = _channel_layout(x, dt)
     dyv, _ = _channel_layout(dy, dt)
     n, c = x.shape[0], x.shape[1]
     per, chunks = _chunks(n)
-    dx = _empty_like_rows(need_dx, xv.shape, dt)
+    mean_c = np.ascontiguousarray(mean, dtype=dt).reshape(c)
+
+    def rows_of(k0, k1):
+        return slice(k0 * per, min(n, k1 * per))
+
+    partial = _empty((chunks, 2, c))
+    _run_rows(  # step 1: chunk sums of dy and dy (x - mean)
+        getattr(kernels, "sums_" + layout), x.size, n,
+        lambda k0, k1, whole: (dyv[rows_of(k0, k1)], xv[rows_of(k0, k1)], mean_c, per,
+                               partial[k0:k1]),
+    )  # fmt: skip
     dweight, dbias = np.empty(c), np.empty(c)
-    _run(
-        getattr(_kernels("batch_norm"), "backward_" + layout),
-        x.size,
-        dyv,
-        xv,
-        _vector(weight, c, dt, 1.0),
-        np.ascontiguousarray(mean, dtype=dt).reshape(c),
-        np.ascontiguousarray(rstd, dtype=dt).reshape(c),
-        per,
-        training,
-        need_dx,
-        _empty((2, chunks, c)),
-        dx,
-        dweight,
-        dbias,
-    )
+    a, b, d = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)
+    kernels.input_coefficients(  # step 2: the sums added in order
+        partial, _vector(weight, c, dt, 1.0), np.ascontiguousarray(rstd, dtype=dt).reshape(c),
+        xv.size // c, training, dweight, dbias, a, b, d,
+    )  # fmt: skip
+    dx = None
+    if need_dx:
+        dx = _empty(xv.shape, dt)
+        _run_rows(  # step 3: dx
+            getattr(kernels, "input_grad_" + layout), x.size, n,
+            lambda k0, k1, whole: (dyv[rows_of(k0, k1)], xv[rows_of(k0, k1)], mean_c, a, b, d,
+                                   dx[rows_of(k0, k1)]),
+        )  # fmt: skip
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.astype(dt),
