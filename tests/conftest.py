@@ -13,9 +13,11 @@ import minigrad as mg
 
 @pytest.fixture
 def torch():
-    """The torch module, or a clean skip when it is not installed."""
+    """The torch module, or a clean skip when it is not installed. Seeded, so that a
+    parity test that lets PyTorch initialize weights sees the same ones on every run."""
     torch = pytest.importorskip("torch")
     torch.set_num_threads(2)
+    torch.manual_seed(0)
     return torch
 
 
