@@ -1,5 +1,6 @@
 """``minigrad.threads``: the thread count and ``share``, which hands out work items."""
 
+import os
 import threading
 import time
 
@@ -66,3 +67,25 @@ def test_an_error_in_any_item_is_raised_after_the_items_taken_have_finished(two_
     with pytest.raises(ValueError, match="item 3 is bad"):
         threads.share(task, 10)
     assert 3 not in finished and len(finished) >= 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_still_finishes_its_work(two_threads):
+    # A child forked after the helper pool exists inherits the pool but not its
+    # threads; the calling thread must then run every item itself instead of waiting.
+    threads.share(lambda i: time.sleep(0.001), 4)  # the pool exists now
+    pid = os.fork()
+    if pid == 0:  # the child
+        done = []
+        threads.share(lambda i: done.append(i), 8)
+        os._exit(0 if sorted(done) == list(range(8)) else 1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        finished, status = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.01)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child hung in share()")
