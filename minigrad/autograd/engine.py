@@ -85,7 +85,9 @@ def run_backward(
         inputs: if given (``autograd.grad``), return the gradients of these tensors
             instead of accumulating into leaves' ``.grad``.
         observe: if given, called as ``observe(node, grads)`` after each node's backward,
-            with the gradients it sent along its edges (``minigrad.viz`` draws them).
+            with the gradients it sent along its edges, as that backward returned them
+            (Tensors, or arrays for the ops that return arrays; ``minigrad.viz`` draws
+            them).
 
     Returns:
         ``None``, or, when ``inputs`` is given, a list of gradients (``None`` where no
@@ -205,15 +207,10 @@ def _accumulate_leaf(leaf, g, create_graph: bool) -> None:
     from minigrad.tensor import Tensor
 
     old = leaf._grad
-    if create_graph:
-        # A differentiable copy: the engine's gradient tensors may be shared by leaves.
-        leaf._grad = g.clone() if old is None else old + g
-        return
     if old is None:
-        # The engine's gradients may be shared (an add hands one array to both of its
-        # inputs) or read-only broadcast views, so the leaf gets its own copy, which
-        # later backward passes (and optimizers) may update in place.
-        leaf._grad = Tensor._make(g.data.copy(), False, None)
+        leaf._grad = _own(g, create_graph)
+    elif create_graph:
+        leaf._grad = old + g
     elif old.grad_fn is None and old.data.flags.writeable:
         old.data += g.data
     else:
@@ -222,14 +219,20 @@ def _accumulate_leaf(leaf, g, create_graph: bool) -> None:
 
 def _retain(node, grad, create_graph: bool) -> None:
     """Store the gradient of a non-leaf tensor that called ``retain_grad()``."""
-    from minigrad.tensor import Tensor
-
     t = node._retained()
     if t is None:
         return
-    if not create_graph:
-        grad = Tensor._make(grad.data.copy(), False, None)
-    t._grad = grad if t._grad is None else t._grad + grad
+    t._grad = _own(grad, create_graph) if t._grad is None else t._grad + grad
+
+
+def _own(g, create_graph: bool):
+    """A gradient tensor a leaf or a retained tensor may keep as its own. The engine's
+    gradients may be shared (an add hands one array to both of its inputs) or read-only
+    broadcast views; the copy may later be updated in place (backward passes,
+    optimizers). With ``create_graph`` the copy is differentiable (``clone``)."""
+    from minigrad.tensor import Tensor
+
+    return g.clone() if create_graph else Tensor._make(g.data.copy(), False, None)
 
 
 def mark_retained(tensor) -> None:

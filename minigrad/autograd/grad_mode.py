@@ -89,3 +89,9 @@ class set_grad_enabled(_GradMode):
     def __exit__(self, *exc):
         _state.enabled = self._prev
         return False
+
+    def __call__(self, func):
+        # As a decorator (``@mg.set_grad_enabled(False)``) it sets the mode only while
+        # the function runs: undo the switch that building it made.
+        _state.enabled = self._prev
+        return super().__call__(func)

@@ -17,7 +17,7 @@ import numpy as np
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
 from minigrad.autograd.gradcheck_module import gradcheck_module
-from minigrad.autograd.gradcheck_options import DEFAULT_EPS, Options, Target
+from minigrad.autograd.gradcheck_options import DEFAULT_EPS, Options, Target, as_tuple, step_for
 from minigrad.autograd.gradcheck_result import (
     GradcheckError,
     GradcheckResult,
@@ -101,7 +101,7 @@ def gradcheck(
         >>> mg.gradcheck(lambda x: x.tanh() * x, (x,))
         True
     """
-    inputs = _as_tuple(inputs)
+    inputs = as_tuple(inputs)
     targets = _targets(inputs, "gradcheck")
     options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     _warn_low_precision(targets, eps, stacklevel=2)
@@ -149,12 +149,12 @@ def gradgradcheck(
     """
     from minigrad.tensor import Tensor
 
-    inputs = _as_tuple(inputs)
+    inputs = as_tuple(inputs)
     targets = _targets(inputs, "gradgradcheck")
     options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     tensors = [t.tensor for t in targets]
     with enable_grad():
-        outputs = _as_tuple(fn(*inputs))
+        outputs = as_tuple(fn(*inputs))
     positions = [
         j
         for j, o in enumerate(outputs)
@@ -168,7 +168,7 @@ def gradgradcheck(
     rng = np.random.default_rng(seed)
     given = grad_outputs is not None
     if given:
-        grad_outputs = _as_tuple(grad_outputs)
+        grad_outputs = as_tuple(grad_outputs)
         if len(grad_outputs) != len(positions):
             raise ValueError(
                 f"gradgradcheck: got {len(grad_outputs)} grad_outputs for {len(positions)} "
@@ -195,7 +195,7 @@ def gradgradcheck(
         # During finite differences grad mode is off: only values are needed there.
         build = is_grad_enabled()
         with enable_grad():
-            outs = _as_tuple(fn(*inputs))
+            outs = as_tuple(fn(*inputs))
             grads = autograd_grad(
                 [outs[j] for j in positions],
                 tensors,
@@ -261,10 +261,10 @@ def warning_messages(result: GradcheckResult, pair_warnings: bool = True) -> lis
         return out
     # A vacuous pair is worth a warning when nothing at all was checked about its input
     # (an output that does not depend on an input another output depends on is normal).
-    checked = {p.input for p in result.pairs if p.verdict != "vacuous"}
+    vacuous_inputs = {name for name, v in result.by_input().items() if v == "vacuous"}
     for p in result.pairs:
         if p.verdict == "vacuous":
-            if result.verdict == "vacuous" or (pair_warnings and p.input not in checked):
+            if result.verdict == "vacuous" or (pair_warnings and p.input_name in vacuous_inputs):
                 out.append(f"{result.kind}: vacuous check: {p.headline()}")
         elif p.verdict in ("inconclusive", "non-differentiable"):
             out.append(f"{result.kind}: {p.headline()}")
@@ -273,10 +273,6 @@ def warning_messages(result: GradcheckResult, pair_warnings: bool = True) -> lis
 
 
 # ---------------------------------------------------------------------------- helpers
-def _as_tuple(x) -> tuple:
-    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
-
-
 def _targets(inputs: tuple, kind: str) -> list:
     from minigrad.tensor import Tensor
 
@@ -314,7 +310,6 @@ def _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed) -> Op
 
 def _warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None:
     from minigrad.autograd.gradcheck_core import low_precision_note
-    from minigrad.autograd.gradcheck_options import step_for
 
     note = low_precision_note(targets, [step_for(t.tensor, eps) for t in targets])
     if note:
@@ -328,7 +323,7 @@ def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | N
     from minigrad.tensor import Tensor
 
     with enable_grad():
-        outs = _as_tuple(fn(*inputs))
+        outs = as_tuple(fn(*inputs))
         selected = [outs[j] for j in positions]
         given = autograd_grad(
             selected,

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.grad_mode import enable_grad
-from minigrad.autograd.gradcheck_numeric import as_tuple, machine_eps
+from minigrad.autograd.gradcheck_numeric import machine_eps
+from minigrad.autograd.gradcheck_options import as_tuple
 
 
 class AnalyticalJacobian:

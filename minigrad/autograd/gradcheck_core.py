@@ -37,12 +37,11 @@ from minigrad.autograd.gradcheck_fast import fast_check
 from minigrad.autograd.gradcheck_numeric import (
     Evaluator,
     Stencil,
-    as_tuple,
     machine_eps,
     needs_refinement,
     output_scale,
 )
-from minigrad.autograd.gradcheck_options import Options, step_for
+from minigrad.autograd.gradcheck_options import Options, as_tuple, step_for
 from minigrad.autograd.gradcheck_result import GradcheckResult
 from minigrad.autograd.gradcheck_verdict import pair_result
 

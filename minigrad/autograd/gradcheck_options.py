@@ -56,3 +56,8 @@ def step_for(tensor, eps) -> float:
 
         return default_step(tensor.dtype)
     return float(eps)
+
+
+def as_tuple(x) -> tuple:
+    """``x`` as a tuple: a tuple or list as it is, anything else as a 1-tuple."""
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)

@@ -159,7 +159,7 @@ def pair_result(
     max_abs = float(np.nanmax(abs_err)) if abs_err.size else 0.0
     finite_err = error[np.isfinite(error)]
     fd_error = float(finite_err.max()) if finite_err.size else 0.0
-    reason = _reason(verdict, status, counts, numerical, error, out, target, options, diffs.step)
+    reason = _reason(verdict, status, counts, error, out, target, options, diffs.step)
     if extra_failure is not None:
         verdict = "failed"
         reason = extra_failure if counts["failed"] == 0 else reason + "; and " + extra_failure
@@ -214,7 +214,7 @@ def _entry(k, status, numerical, analytical, error, diffs, out, target, options,
     )
 
 
-def _reason(verdict, status, counts, numerical, error, out, target, options, step) -> str:
+def _reason(verdict, status, counts, error, out, target, options, step) -> str:
     total = status.size
     what = "directions" if options.fast_mode else "entries"
     if verdict == "passed":
@@ -245,7 +245,7 @@ def _reason(verdict, status, counts, numerical, error, out, target, options, ste
             )
         return text
     if verdict == "inconclusive":
-        return _inconclusive_reason(status, numerical, error, out, target, what, step)
+        return _inconclusive_reason(status, error, out, target, what, step)
     return (
         f"{counts['non-differentiable']} of {total} {what} are at points where the function "
         "is not differentiable (the one-sided derivatives differ, e.g. relu or abs at 0, max with "
@@ -254,7 +254,7 @@ def _reason(verdict, status, counts, numerical, error, out, target, options, ste
     )
 
 
-def _inconclusive_reason(status, numerical, error, out, target, what, step) -> str:
+def _inconclusive_reason(status, error, out, target, what, step) -> str:
     total = status.size
     mask = status == INCONCLUSIVE
     edge = mask & ~np.isfinite(error)  # not finite one step away

@@ -59,14 +59,12 @@ def group_norm_forward(x, weight, bias, groups, first_row, eps, y, mean, rstd):
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
 def group_norm_backward(
-    dy, x, weight, groups, first_row, mean, rstd, rows_per_chunk, need_dx, dx, partial, merge,
-    dweight, dbias,
-):  # fmt: skip
+    dy, x, weight, groups, first_row, mean, rstd, rows_per_chunk, need_dx, dx, partial
+):
     """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
     dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...)); with ``merge``, add them in order into ``dweight`` and
-    ``dbias`` ([C]), else the caller calls ``group_norm_merge`` at the end. ``first_row``
-    is as in the forward."""
+    [k * rows_per_chunk, ...)); the caller adds the chunks. ``first_row`` is as in the
+    forward."""
     rows, cg, s = x.shape
     n = cg * s
     chunks, channels = partial.shape[0], partial.shape[2]
@@ -101,18 +99,3 @@ def group_norm_backward(
                     for p in range(s):
                         xhat = (x[i, c, p] - m) * r
                         dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
-    if merge:
-        group_norm_merge(partial, dweight, dbias)
-
-
-@numba.njit(fastmath=FASTMATH, cache=True)
-def group_norm_merge(partial, dweight, dbias):
-    """Add the chunk sums in chunk order (one thread: the same sums on every run)."""
-    chunks, _, channels = partial.shape
-    for k in range(1, chunks):
-        for c in range(channels):
-            partial[0, 0, c] += partial[k, 0, c]
-            partial[0, 1, c] += partial[k, 1, c]
-    for c in range(channels):
-        dweight[c] = partial[0, 0, c]
-        dbias[c] = partial[0, 1, c]

@@ -21,8 +21,8 @@ Design notes (measured on a 2-core AMD EPYC, float32, against PyTorch's CPU kern
   with it the sums use SIMD lanes. NaN / inf semantics are kept (no ``nnan``/``ninf``).
 - dweight / dbias are sums over rows. ``out[j] += ...`` inside ``prange`` races, so the
   rows are cut into a fixed number of chunks (chosen from the shape, not from the thread
-  count); each chunk sums into its own float64 row of ``partial``, and after the
-  parallel loop one thread adds the chunk rows in order. Results are bit-identical run
+  count); each chunk sums into its own float64 row of ``partial``, and the wrapper
+  adds the chunk rows afterwards, always the same way. Results are bit-identical run
   to run and on any thread count, and accurate for float32 (float64 accumulation over
   thousands of rows).
 - The per-element arithmetic of the output runs in the input's dtype (the row's mean
@@ -61,15 +61,11 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def layer_norm_backward(
-    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, merge, dweight, dbias
-):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight and dbias.
-
-    ``partial`` ([chunks, 2, n], float64) is scratch: chunk k sums dweight and dbias over
-    rows [k * rows_per_chunk, (k + 1) * rows_per_chunk). With ``merge`` the chunks are
-    then added in order into ``dweight`` and ``dbias`` ([n]); without it (a caller that
-    runs the chunks in several calls) the caller calls ``layer_norm_merge`` at the end."""
+def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial):
+    """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight and dbias:
+    chunk k sums over rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into
+    ``partial[k, 0]`` and ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64). The
+    caller adds the chunks (the same sums whichever threads ran them)."""
     rows, n = x.shape
     chunks = partial.shape[0]
     for k in numba.prange(chunks):
@@ -96,18 +92,3 @@ def layer_norm_backward(
                 for j in range(n):
                     xhat = (x[i, j] - m) * r
                     dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
-    if merge:
-        layer_norm_merge(partial, dweight, dbias)
-
-
-@numba.njit(fastmath=FASTMATH, cache=True)
-def layer_norm_merge(partial, dweight, dbias):
-    """Add the chunk sums in chunk order (one thread: the same sums on every run)."""
-    chunks, _, n = partial.shape
-    for k in range(1, chunks):
-        for j in range(n):
-            partial[0, 0, j] += partial[k, 0, j]
-            partial[0, 1, j] += partial[k, 1, j]
-    for j in range(n):
-        dweight[j] = partial[0, 0, j]
-        dbias[j] = partial[0, 1, j]

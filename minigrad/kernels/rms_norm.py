@@ -32,10 +32,9 @@ def rms_norm_forward(x, weight, eps, y, rstd):
 
 
 @numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, merge, dweight):
+def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight into
-    ``partial`` ([chunks, n], float64); with ``merge``, add them in order into
-    ``dweight`` ([n]), else the caller calls ``rms_norm_merge`` at the end."""
+    ``partial`` ([chunks, n], float64); the caller adds the chunks."""
     rows, n = x.shape
     chunks = partial.shape[0]
     for k in numba.prange(chunks):
@@ -53,16 +52,3 @@ def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial,
                 c2 = x.dtype.type(sum_g_xhat / n)
                 for j in range(n):
                     dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
-    if merge:
-        rms_norm_merge(partial, dweight)
-
-
-@numba.njit(fastmath=FASTMATH, cache=True)
-def rms_norm_merge(partial, dweight):
-    """Add the chunk sums in chunk order (one thread: the same sums on every run)."""
-    chunks, n = partial.shape
-    for k in range(1, chunks):
-        for j in range(n):
-            partial[0, j] += partial[k, j]
-    for j in range(n):
-        dweight[j] = partial[0, j]

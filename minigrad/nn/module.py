@@ -341,7 +341,7 @@ class Module:
         """Clear every parameter's gradient: set it to ``None`` (the default) or fill it
         with zeros."""
         for p in self.parameters():
-            _clear_grad(p, set_to_none)
+            clear_grad(p, set_to_none)
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every sub-module (children first) and then on self; returns
@@ -507,7 +507,9 @@ class Module:
         return f"{self._get_name()}(\n  {body}\n)"
 
 
-def _clear_grad(p: Tensor, set_to_none: bool) -> None:
+def clear_grad(p: Tensor, set_to_none: bool) -> None:
+    """Clear ``p``'s gradient: drop it, or zero it (in place when it is a plain writable
+    array). Shared by ``Module.zero_grad`` and ``Optimizer.zero_grad``."""
     if p._grad is None:
         return
     if set_to_none:

@@ -25,6 +25,7 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad.autograd.grad_mode import enable_grad
+from minigrad.nn.module import clear_grad
 from minigrad.tensor import Tensor
 
 __all__ = ["Optimizer", "required"]
@@ -126,14 +127,7 @@ class Optimizer:
         """Clear the gradient of every parameter (``None``, or zeros in place)."""
         for group in self.param_groups:
             for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                elif p._grad.grad_fn is None and p._grad.data.flags.writeable:
-                    p._grad.data[...] = 0
-                else:
-                    p._grad = Tensor._make(np.zeros_like(p.data), False, None)
+                clear_grad(p, set_to_none)
 
     def _evaluate_closure(self, closure: Callable | None):
         if closure is None:

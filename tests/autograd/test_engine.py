@@ -34,8 +34,8 @@ def test_100k_node_chain_runs_without_recursion(record_property):
 def test_deep_chain_with_retain_graph_and_create_graph():
     x = _leaf(2.0)
     y = x
-    for _ in range(2_000):
-        y = y * 1.0 + x * x * 2.5e-4  # dy/dx = 1 + 2000 * 5e-4 * x = 1 + x
+    for _ in range(5_000):
+        y = y * 1.0 + x * x * 1e-4  # dy/dx = 1 + 5000 * 2e-4 * x = 1 + x
     (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
     assert g.grad_fn is not None
     np.testing.assert_allclose(g.item(), 3.0)
@@ -271,6 +271,17 @@ def test_grads_of_two_leaves_are_not_aliased_with_create_graph():
     with mg.no_grad():
         a.grad.data[0] = 10.0
     np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
+
+
+def test_retained_grads_are_not_aliased_with_create_graph():
+    p, q = _leaf(1.0, 2.0) * 1.0, _leaf(3.0, 4.0) * 1.0
+    p.retain_grad()
+    q.retain_grad()
+    (p + q).sum().backward(create_graph=True)
+    assert p.grad is not q.grad
+    with mg.no_grad():
+        p.grad.data[0] = 10.0
+    np.testing.assert_array_equal(q.grad.data, [1.0, 1.0])
 
 
 def test_backward_without_create_graph_builds_no_graph():

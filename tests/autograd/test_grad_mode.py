@@ -110,3 +110,17 @@ def test_set_grad_enabled_as_context_manager():
         assert mg.is_grad_enabled()
     finally:
         mg.set_grad_enabled(True)
+
+
+def test_set_grad_enabled_as_decorator_sets_the_mode_only_inside_the_function():
+    try:
+
+        @mg.set_grad_enabled(False)
+        def f():
+            return mg.is_grad_enabled(), (_leaf() * 2.0).requires_grad
+
+        assert mg.is_grad_enabled()  # decorating changed nothing outside
+        assert f() == (False, False)
+        assert mg.is_grad_enabled()
+    finally:
+        mg.set_grad_enabled(True)

@@ -65,45 +65,43 @@ def _kernels(name: str):
     return module
 
 
-def _run(kernel, size: int, *args) -> None:
-    """Call ``kernel(*args)``, or its serial twin on the calling thread when the input has
-    fewer than ``PARALLEL_MIN_ELEMENTS`` elements or one thread is asked for."""
-    if size >= PARALLEL_MIN_ELEMENTS and get_num_threads() > 1:
-        kernel(*args)
-    else:
-        from minigrad.kernels import serial
-
-        serial(kernel)(*args)
-
-
 #: A row kernel shared among threads is cut into work items of about this many elements
 #: (whole chunks of rows), few enough that the Python around each item stays small.
 ITEM_ELEMENTS = 1 << 16
 
 
-def _run_rows(kernel, size: int, rows: int, args_for) -> bool:
-    """Run a row kernel over the chunks of ``rows`` (``_chunks``).
+def _run_rows(kernel, size: int, rows: int, args_for) -> None:
+    """Run a kernel whose parallel loop is over the rows (or the chunks of ``rows``, see
+    ``_chunks``); ``args_for(k0, k1)`` gives its arguments for the rows of chunks
+    ``k0 .. k1 - 1``.
 
-    ``args_for(k0, k1, whole)`` gives the kernel's arguments for the rows of chunks
-    ``k0 .. k1 - 1``; ``whole`` is True when one call covers every row. On the workqueue
-    layer the chunks are shared, as work items, between the calling thread and helper
-    threads that run the kernel's serial twin (``minigrad.kernels.SHARE_ROWS``).
-    Returns True in that case: a backward then adds its chunk sums itself.
+    - fewer than ``PARALLEL_MIN_ELEMENTS`` elements, or one thread: the kernel's serial
+      twin on the calling thread (``minigrad.kernels.serial``);
+    - on the workqueue layer (``minigrad.kernels.SHARE_ROWS``): the chunks, as work items
+      that run the serial twin, shared between the calling thread and helper threads
+      (``minigrad.threads.share``);
+    - otherwise the parallel kernel over every row.
     """
-    from minigrad.kernels import SHARE_ROWS
+    from minigrad.kernels import SHARE_ROWS, serial
 
     _, chunks = _chunks(rows)
-    if not SHARE_ROWS or size < PARALLEL_MIN_ELEMENTS or get_num_threads() == 1 or chunks == 1:
-        _run(kernel, size, *args_for(0, chunks, True))
-        return False
-    from minigrad.kernels import serial
-    from minigrad.threads import share
+    if size < PARALLEL_MIN_ELEMENTS or get_num_threads() == 1:
+        serial(kernel)(*args_for(0, chunks))
+    elif not SHARE_ROWS or chunks == 1:
+        kernel(*args_for(0, chunks))
+    else:
+        from minigrad.threads import share
 
-    twin = serial(kernel)
-    items = min(chunks, max(2, size // ITEM_ELEMENTS))
-    bounds = [chunks * i // items for i in range(items + 1)]
-    share(lambda i: twin(*args_for(bounds[i], bounds[i + 1], False)), items)
-    return True
+        twin = serial(kernel)
+        items = min(chunks, max(2, size // ITEM_ELEMENTS))
+        bounds = [chunks * i // items for i in range(items + 1)]
+        share(lambda i: twin(*args_for(bounds[i], bounds[i + 1])), items)
+
+
+def _chunk_sums(partial: np.ndarray, dtype) -> np.ndarray:
+    """The per-chunk float64 sums ``partial`` [chunks, ...] added over the chunks (in one
+    fixed order, whichever threads computed them), in ``dtype``."""
+    return partial.sum(axis=0).astype(dtype, copy=False)
 
 
 def _use_kernels(x: np.ndarray) -> bool:
@@ -159,7 +157,7 @@ def layer_norm_forward(x, weight, bias, normalized_ndim: int, eps: float):
     w, b = _vector(weight, n, x.dtype, 1.0), _vector(bias, n, x.dtype, 0.0)
     per, _ = _chunks(rows)
 
-    def args_for(k0, k1, whole):
+    def args_for(k0, k1):
         r0, r1 = k0 * per, min(rows, k1 * per)
         return x2[r0:r1], w, b, eps, y[r0:r1], mean[r0:r1], rstd[r0:r1]
 
@@ -176,25 +174,22 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
     rows = x.size // n
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
-    dweight = np.empty(n, dtype=x.dtype)
-    dbias = np.empty(n, dtype=x.dtype)
     dy2 = _contiguous(dy, x.dtype).reshape(rows, n)
     x2 = _contiguous(x, x.dtype).reshape(rows, n)
     w = _vector(weight, n, x.dtype, 1.0)
     mean1, rstd1 = mean.reshape(rows), rstd.reshape(rows)
     partial = _empty((chunks, 2, n))
 
-    def args_for(k0, k1, whole):
+    def args_for(k0, k1):
         r0, r1 = k0 * per, min(rows, k1 * per)
         dx_rows = dx[r0:r1] if need_dx else dx
         return (
             dy2[r0:r1], x2[r0:r1], w, mean1[r0:r1], rstd1[r0:r1], per, need_dx, dx_rows,
-            partial[k0:k1], whole, dweight, dbias,
+            partial[k0:k1],
         )  # fmt: skip
 
-    kernels = _kernels("layer_norm")
-    if _run_rows(kernels.layer_norm_backward, x.size, rows, args_for):
-        kernels.layer_norm_merge(partial, dweight, dbias)
+    _run_rows(_kernels("layer_norm").layer_norm_backward, x.size, rows, args_for)
+    dweight, dbias = _chunk_sums(partial, x.dtype)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),
@@ -214,7 +209,7 @@ def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
     w = _vector(weight, n, x.dtype, 1.0)
     per, _ = _chunks(rows)
 
-    def args_for(k0, k1, whole):
+    def args_for(k0, k1):
         r0, r1 = k0 * per, min(rows, k1 * per)
         return x2[r0:r1], w, eps, y[r0:r1], rstd[r0:r1]
 
@@ -230,24 +225,21 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
     rows = x.size // n
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, (rows, n), x.dtype)
-    dweight = np.empty(n, dtype=x.dtype)
     dy2 = _contiguous(dy, x.dtype).reshape(rows, n)
     x2 = _contiguous(x, x.dtype).reshape(rows, n)
     w = _vector(weight, n, x.dtype, 1.0)
     rstd1 = rstd.reshape(rows)
     partial = _empty((chunks, n))
 
-    def args_for(k0, k1, whole):
+    def args_for(k0, k1):
         r0, r1 = k0 * per, min(rows, k1 * per)
         dx_rows = dx[r0:r1] if need_dx else dx
         return (
             dy2[r0:r1], x2[r0:r1], w, rstd1[r0:r1], per, need_dx, dx_rows, partial[k0:k1],
-            whole, dweight,
         )  # fmt: skip
 
-    kernels = _kernels("rms_norm")
-    if _run_rows(kernels.rms_norm_backward, x.size, rows, args_for):
-        kernels.rms_norm_merge(partial, dweight)
+    _run_rows(_kernels("rms_norm").rms_norm_backward, x.size, rows, args_for)
+    dweight = _chunk_sums(partial, x.dtype)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),
@@ -287,7 +279,7 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
         partial = _empty((chunks, 2, c))
         _run_rows(
             getattr(kernels, "stats_" + layout), x.size, n,
-            lambda k0, k1, whole: (xv[rows_of(k0, k1)], per, partial[k0:k1]),
+            lambda k0, k1: (xv[rows_of(k0, k1)], per, partial[k0:k1]),
         )  # fmt: skip
         kernels.merge_stats(partial, per, n, xv.size // (n * c), mean, var)
     else:
@@ -300,7 +292,7 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
     y = _empty(xv.shape, dt)
     _run_rows(  # step 3: the output
         getattr(kernels, "output_" + layout), x.size, n,
-        lambda k0, k1, whole: (xv[rows_of(k0, k1)], mean_x, scale, shift, y[rows_of(k0, k1)]),
+        lambda k0, k1: (xv[rows_of(k0, k1)], mean_x, scale, shift, y[rows_of(k0, k1)]),
     )  # fmt: skip
     keep = (1, c) + (1,) * (x.ndim - 2)
     return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
@@ -323,7 +315,7 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
     partial = _empty((chunks, 2, c))
     _run_rows(  # step 1: chunk sums of dy and dy (x - mean)
         getattr(kernels, "sums_" + layout), x.size, n,
-        lambda k0, k1, whole: (dyv[rows_of(k0, k1)], xv[rows_of(k0, k1)], mean_c, per,
+        lambda k0, k1: (dyv[rows_of(k0, k1)], xv[rows_of(k0, k1)], mean_c, per,
                                partial[k0:k1]),
     )  # fmt: skip
     dweight, dbias = np.empty(c), np.empty(c)
@@ -337,7 +329,7 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
         dx = _empty(xv.shape, dt)
         _run_rows(  # step 3: dx
             getattr(kernels, "input_grad_" + layout), x.size, n,
-            lambda k0, k1, whole: (dyv[rows_of(k0, k1)], xv[rows_of(k0, k1)], mean_c, a, b, d,
+            lambda k0, k1: (dyv[rows_of(k0, k1)], xv[rows_of(k0, k1)], mean_c, a, b, d,
                                    dx[rows_of(k0, k1)]),
         )  # fmt: skip
     return (
@@ -360,7 +352,7 @@ def group_norm_forward(x, weight, bias, num_groups: int, eps: float):
     w, b = _vector(weight, c, x.dtype, 1.0), _vector(bias, c, x.dtype, 0.0)
     per, _ = _chunks(rows)
 
-    def args_for(k0, k1, whole):
+    def args_for(k0, k1):
         r0, r1 = k0 * per, min(rows, k1 * per)
         return x3[r0:r1], w, b, num_groups, r0, eps, y[r0:r1], mean[r0:r1], rstd[r0:r1]
 
@@ -377,22 +369,19 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
     x3 = _contiguous(x, x.dtype).reshape(rows, cg, -1)
     per, chunks = _chunks(rows)
     dx = _empty_like_rows(need_dx, x3.shape, x.dtype)
-    dweight = np.empty(c, dtype=x.dtype)
-    dbias = np.empty(c, dtype=x.dtype)
     dy3 = _contiguous(dy, x.dtype).reshape(x3.shape)
     w = _vector(weight, c, x.dtype, 1.0)
     mean1, rstd1 = mean.reshape(rows), rstd.reshape(rows)
     partial = _empty((chunks, 2, c))
 
-    def args_for(k0, k1, whole):
+    def args_for(k0, k1):
         r0, r1 = k0 * per, min(rows, k1 * per)
         dx_rows = dx[r0:r1] if need_dx else dx
         return (
             dy3[r0:r1], x3[r0:r1], w, num_groups, r0, mean1[r0:r1], rstd1[r0:r1], per, need_dx,
-            dx_rows, partial[k0:k1], whole, dweight, dbias,
+            dx_rows, partial[k0:k1],
         )  # fmt: skip
 
-    kernels = _kernels("group_norm")
-    if _run_rows(kernels.group_norm_backward, x.size, rows, args_for):
-        kernels.group_norm_merge(partial, dweight, dbias)
+    _run_rows(_kernels("group_norm").group_norm_backward, x.size, rows, args_for)
+    dweight, dbias = _chunk_sums(partial, x.dtype)
     return (dx.reshape(x.shape) if need_dx else None), (None if weight is None else dweight), dbias
