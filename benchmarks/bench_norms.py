@@ -33,7 +33,7 @@ import tempfile
 import time
 
 import numpy as np
-from _timing import fmt_time, try_import_torch
+from _timing import fmt_time, interleaved_samples, try_import_torch
 
 import minigrad as mg
 import minigrad.nn.functional as F
@@ -51,40 +51,6 @@ IMPLS = ("fused", "reference", "composite")
 
 
 # ----------------------------------------------------------------------------- timing
-def interleaved(fns: dict, repeats: int, warmup: int = 2, number: int = 1) -> dict:
-    """Round-robin timing: ``{name: [seconds per call, one per repetition]}``.
-
-    The implementations run one after the other in every repetition, so the k-th
-    samples of two implementations were taken moments apart, under the same load. The
-    order rotates from one repetition to the next, because each run inherits the state
-    the previous one left (its data in the caches or evicted; worker threads spinning,
-    or asleep on an idle core that takes a while to wake: after 20 ms of single-threaded
-    work, a 2-thread LayerNorm forward took 4 ms instead of 0.3 ms on this VM), so no
-    implementation may always follow the same one.
-
-    Each timed block also starts with one untimed call of the same implementation, so
-    that it is timed in its own steady state rather than in the wake of the one before:
-    PyTorch's OpenMP workers spin-wait on both cores for a while after each call
-    (which serves a program made of PyTorch calls), and a kernel timed right after them
-    shares the cores with them (GroupNorm [32, 64, 256]: 2.2 ms timed so against
-    0.6 ms on its own).
-    """
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    samples = {name: [] for name in fns}
-    names = list(fns)
-    for r in range(repeats):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            fn = fns[name]
-            fn()  # the lead-in call, untimed
-            t0 = time.perf_counter()
-            for _ in range(number):
-                fn()
-            samples[name].append((time.perf_counter() - t0) / number)
-    return samples
-
-
 def paired_ratio(samples: dict, a: str, b: str) -> float:
     """Median over the repetitions of ``a / b``: each ratio compares two runs taken under
     the same load, so bursts of other work on a shared machine cancel out."""
@@ -190,7 +156,7 @@ def copy_bandwidth() -> float:
     src = np.ones((1024, 2**16), dtype=np.float32)  # 256 MiB
     dst = np.empty_like(src)
     copy(src, dst)
-    seconds = min(interleaved({"copy": lambda: copy(src, dst)}, repeats=10)["copy"])
+    seconds = min(interleaved_samples({"copy": lambda: copy(src, dst)}, repeats=10)["copy"])
     return 2 * src.nbytes / seconds
 
 
@@ -213,7 +179,7 @@ def run_table(torch, quick: bool, bandwidth: float) -> list:
         size = math.prod(shape)
         repeats = 7 if quick else (15 if size >= 2**22 else 30)
         number = 1 if size >= 2**20 else 5
-        t = interleaved(fns, repeats=repeats, warmup=2, number=number)
+        t = interleaved_samples(fns, repeats=repeats, warmup=2, number=number)
         med = {k: statistics.median(v) for k, v in t.items()}
         low = {k: min(v) for k, v in t.items()}
         floor = 5 * 4 * size / bandwidth  # x, y forward; x, dy, dx backward (float32)
@@ -314,9 +280,9 @@ _COMPILE_SCRIPT = r"""
 import json, time
 t0 = time.perf_counter(); import numba; t_numba = time.perf_counter() - t0
 import minigrad as mg, minigrad.nn.functional as F
-numba.set_num_threads(2)
+mg.set_num_threads(2)
 out = {"import numba": t_numba}
-x = mg.randn(64, 8, 600, requires_grad=True)  # large enough for the parallel path
+x = mg.randn(64, 8, 600, requires_grad=True)  # large enough for 2 threads (the kernels it uses)
 w = mg.ones(600, requires_grad=True); c = mg.ones(8, requires_grad=True)
 runs = {
     "layer_norm": lambda: F.layer_norm(x, 600, w, w),
@@ -354,7 +320,7 @@ def main() -> None:
 
     import minigrad.kernels  # noqa: F401  (numba configured as the library configures it)
 
-    numba.set_num_threads(THREADS)
+    mg.set_num_threads(THREADS)  # BLAS, Numba and minigrad's helper threads
     torch = try_import_torch()
     print(
         f"float32 forward + backward, {THREADS} threads (numba {numba.__version__}, torch "

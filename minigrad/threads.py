@@ -2,9 +2,12 @@
 
 ``mg.set_num_threads`` / ``mg.get_num_threads``: how many threads minigrad computes with.
 
-Two pools do minigrad's parallel work: the BLAS library behind NumPy's matmul
-(OpenBLAS in NumPy's wheels) and Numba's pool behind the fused kernels. Like
-``torch.set_num_threads``, one call sets both. On a machine shared with other busy
+Three pools do minigrad's parallel work: the BLAS library behind NumPy's matmul
+(OpenBLAS in NumPy's wheels), Numba's pool behind the fused kernels, and the helper
+threads of ``share`` (the norm and activation kernels on the default threading layer).
+Like ``torch.set_num_threads``, one call sets them all: the BLAS count is global,
+Numba's is per calling thread (set here for the caller, and again by the norm wrappers
+before a parallel launch), ``share`` reads ``get_num_threads()`` on every call. On a machine shared with other busy
 processes, fewer threads than cores is often faster: a BLAS thread that has to wait
 for a core stalls the whole matmul.
 

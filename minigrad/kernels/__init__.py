@@ -30,15 +30,16 @@ Importing this package imports numba and configures it once for every kernel:
   benchmark model). workqueue's idle workers sleep. It does not allow two Python
   threads to launch parallel kernels at the same time: set
   ``NUMBA_THREADING_LAYER=omp`` (or ``tbb``) for that. Its calling thread waits for its
-  workers to wake, so the row kernels (LayerNorm, RMSNorm) share their rows among
-  Python threads instead (``SHARE_ROWS`` below). The price is launch latency:
-  a normalization layer's forward + backward alone runs faster on OpenMP (LayerNorm
-  [2048, 64] 0.31 ms against 0.61 ms, BatchNorm1d [4096, 256] 1.4 ms against 4.3 ms),
-  so a program that runs mostly these kernels and few matmuls may prefer
+  workers to wake, so on it the norm kernels do not use Numba's parallel loops: they
+  share their rows among Python threads instead (``SHARE_ROWS`` below). Even so, a
+  normalization layer's forward + backward alone runs faster on OpenMP (LayerNorm
+  [4096, 256] 1.2-1.4 ms against 1.6 ms shared and 2.8 ms on workqueue's loops), so a
+  program that runs mostly these kernels and few matmuls may prefer
   ``NUMBA_THREADING_LAYER=omp``. Setting ``GOMP_SPINCOUNT`` does not help both: the
   OpenMP runtime is shared with PyTorch when both are loaded (same ``libgomp.so.1``),
   and with workers that sleep at once PyTorch's own step ran 5x slower.
-- the thread count is the one asked for with ``mg.set_num_threads``.
+- the thread count is the one asked for with ``mg.set_num_threads`` (Numba keeps it per
+  calling thread: ``nn/norms/fused.py`` applies it again before a parallel launch).
 """
 
 import os
@@ -54,8 +55,8 @@ from minigrad.threads import apply_to_numba  # noqa: E402
 
 apply_to_numba()
 
-#: On the workqueue layer the row kernels (LayerNorm, RMSNorm) run as work items on
-#: Python threads instead (``minigrad.threads.share``): workqueue's calling thread waits
+#: On the workqueue layer the norm kernels (every one that ``nn/norms/fused._run_rows``
+#: runs) run as work items on Python threads instead (``minigrad.threads.share``): workqueue's calling thread waits
 #: for its workers to wake, and on this 2-core VM that made a memory-bound kernel no
 #: faster on two threads than on one (LayerNorm [8192, 768] forward, with other work
 #: between the calls: 6.4 ms parallel, 6.4 serial, 4.0 shared).

@@ -30,6 +30,23 @@ def _positive_int(layer: str, name: str, value) -> int:
     return int(value)
 
 
+def _register_affine(module: Module, shape, dtype, affine: bool, bias: bool) -> None:
+    """``weight`` (ones) and ``bias`` (zeros) of ``shape``; None for those absent."""
+    weight = Parameter(np.ones(shape, dtype=dtype)) if affine else None
+    module.register_parameter("weight", weight)
+    module.register_parameter(
+        "bias", Parameter(np.zeros(shape, dtype=dtype)) if affine and bias else None
+    )
+
+
+def _reset_affine(module: Module) -> None:
+    """weight = 1, bias = 0 (those the module has)."""
+    if module.weight is not None:
+        module.weight.data[...] = 1
+    if getattr(module, "bias", None) is not None:
+        module.bias.data[...] = 0
+
+
 class LayerNorm(Module):
     """Layer normalization over the trailing ``normalized_shape`` dims of each example.
 
@@ -70,24 +87,11 @@ class LayerNorm(Module):
         self.normalized_shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        dtype = _dtype(dtype)
-        if elementwise_affine:
-            self.weight = Parameter(np.empty(self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(np.empty(self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _register_affine(self, self.normalized_shape, _dtype(dtype), elementwise_affine, bias)
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""
-        if self.weight is not None:
-            self.weight.data[...] = 1
-        if self.bias is not None:
-            self.bias.data[...] = 0
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -141,8 +145,7 @@ class RMSNorm(Module):
 
     def reset_parameters(self) -> None:
         """weight = 1."""
-        if self.weight is not None:
-            self.weight.data[...] = 1
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
@@ -179,15 +182,7 @@ class _BatchNorm(Module):
         self.track_running_stats = track_running_stats
         dtype = _dtype(dtype)
         c = self.num_features
-        if affine:
-            self.weight = Parameter(np.ones(c, dtype=dtype))
-            if bias:
-                self.bias = Parameter(np.zeros(c, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, c, dtype, affine, bias)
         if track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(c, dtype=dtype)))
             self.register_buffer("running_var", Tensor(np.ones(c, dtype=dtype)))
@@ -207,10 +202,7 @@ class _BatchNorm(Module):
     def reset_parameters(self) -> None:
         """Reset the running statistics; weight = 1, bias = 0."""
         self.reset_running_stats()
-        if self.weight is not None:
-            self.weight.data[...] = 1
-        if self.bias is not None:
-            self.bias.data[...] = 0
+        _reset_affine(self)
 
     def _check_input(self, x: Tensor) -> None:
         name = type(self).__name__
@@ -359,23 +351,11 @@ class GroupNorm(Module):
             )
         self.eps = eps
         self.affine = affine
-        dtype = _dtype(dtype)
-        if affine:
-            self.weight = Parameter(np.ones(self.num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(np.zeros(self.num_channels, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.num_channels, _dtype(dtype), affine, bias)
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""
-        if self.weight is not None:
-            self.weight.data[...] = 1
-        if self.bias is not None:
-            self.bias.data[...] = 0
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         if input.ndim < 2 or input.shape[1] != self.num_channels:

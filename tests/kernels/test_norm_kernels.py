@@ -7,10 +7,10 @@ and on any number of threads (a fixed partition for the dweight / dbias sums), a
 float64 accumulation of dweight / dbias for float32 inputs.
 """
 
-import numba
 import numpy as np
 import pytest
 
+import minigrad as mg
 from minigrad.nn.norms import fused, reference
 
 RNG = np.random.default_rng(42)
@@ -88,12 +88,12 @@ def test_bit_identical_across_runs_thread_counts_and_the_serial_twin(name, monke
     args = _inputs(shape, axis, np.float32)
     first = fn(*args)
     again = fn(*args)
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
+    previous = mg.get_num_threads()
+    mg.set_num_threads(1)
     try:
         one_thread = fn(*args)
     finally:
-        numba.set_num_threads(previous)
+        mg.set_num_threads(previous)
     # The row kernels' two ways of using threads: Numba's parallel loop, and work items
     # shared by Python threads (the default on the workqueue layer).
     import minigrad.kernels

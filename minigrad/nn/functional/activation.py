@@ -17,7 +17,6 @@ as much as by memory, and the derivative costs little next to the output.
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 
@@ -54,7 +53,6 @@ def _check_float(name: str, x: Tensor) -> Tensor:
 #: Arrays at least this large are split between threads (below it, thread hand-off
 #: costs more than it saves); how many threads follows ``mg.set_num_threads``.
 _SPLIT_AT = 1 << 16
-_MAX_WORKERS = os.cpu_count() or 1
 
 
 def _run_split(kernel, arrays: list) -> None:
@@ -70,7 +68,7 @@ def _run_split(kernel, arrays: list) -> None:
     each chunk costs a GIL hand-off.
     """
     n = arrays[0].size
-    workers = min(get_num_threads(), _MAX_WORKERS) if n >= _SPLIT_AT else 1
+    workers = get_num_threads() if n >= _SPLIT_AT else 1
     if workers == 1:
         kernel(*arrays)
         return

@@ -137,7 +137,7 @@ def compare_implementations(
         >>> compare_implementations(F.layer_norm, x, (4,)).ok
         True
     """
-    names = _argument_names(fn, args, kwargs)
+    names = _argument_names(fn, args)
     diff = [(i, names[i]) for i, a in enumerate(args) if _needs_grad(a)]
     if not diff:
         raise ValueError("compare_implementations: no argument is a Tensor that requires grad")
@@ -194,7 +194,7 @@ def _zeros_if_none(g, like: Tensor) -> np.ndarray:
     return np.zeros(like.shape, like.dtype) if g is None else g.data
 
 
-def _argument_names(fn, args, kwargs) -> list:
+def _argument_names(fn, args) -> list:
     """The parameter name of each positional argument (``input``, ``weight``, ...)."""
     try:
         params = list(inspect.signature(fn).parameters)

@@ -20,7 +20,7 @@ import numpy as np
 
 from minigrad.nn.norms import reference
 from minigrad.nn.norms.buffers import default_pool
-from minigrad.threads import get_num_threads
+from minigrad.threads import apply_to_numba, get_num_threads
 
 __all__ = [
     "batch_norm_backward",
@@ -58,10 +58,7 @@ def _kernels(name: str):
     if module is None:
         import importlib
 
-        from minigrad.threads import apply_to_numba
-
         module = _kernel_modules[name] = importlib.import_module(f"minigrad.kernels.{name}")
-        apply_to_numba()  # numba is imported now: give it mg.set_num_threads' count
     return module
 
 
@@ -88,6 +85,7 @@ def _run_rows(kernel, size: int, rows: int, args_for) -> None:
     if size < PARALLEL_MIN_ELEMENTS or get_num_threads() == 1:
         serial(kernel)(*args_for(0, chunks))
     elif not SHARE_ROWS or chunks == 1:
+        apply_to_numba()  # Numba's thread count is per calling thread
         kernel(*args_for(0, chunks))
     else:
         from minigrad.threads import share

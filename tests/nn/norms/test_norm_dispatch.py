@@ -103,3 +103,32 @@ def test_fused_kernels_follow_mg_set_num_threads():
         "assert numba.get_num_threads() == 1, numba.get_num_threads()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_one_thread_runs_the_kernels_on_the_calling_thread_and_two_share_the_rows(monkeypatch):
+    import minigrad as mg
+    import minigrad.kernels
+    import minigrad.nn.functional as F
+    import minigrad.threads
+
+    calls = []
+    real_share = minigrad.threads.share
+
+    def spy(task, count):
+        calls.append(count)
+        real_share(task, count)
+
+    monkeypatch.setattr(minigrad.threads, "share", spy)
+    monkeypatch.setattr(minigrad.kernels, "SHARE_ROWS", True)
+    x = mg.randn(300, 200)  # above the size below which kernels always run serially
+    previous = mg.get_num_threads()
+    try:
+        mg.set_num_threads(1)
+        one = F.layer_norm(x, 200).data
+        assert calls == []
+        mg.set_num_threads(2)
+        two = F.layer_norm(x, 200).data
+        assert calls and calls[0] >= 2
+    finally:
+        mg.set_num_threads(previous)
+    assert one.tobytes() == two.tobytes()
