@@ -52,8 +52,7 @@ def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
     Query i may attend to keys j <= i. It is what PyTorch's
     ``nn.Transformer.generate_square_subsequent_mask(sz)`` returns (minigrad has no
     ``nn.Transformer``, so it is a function of ``nn``). Pass it as ``mask`` /
-    ``src_mask`` / ``attn_mask``; ``TransformerEncoder`` recognises it and sets
-    ``is_causal``.
+    ``src_mask`` / ``attn_mask``.
 
     Example::
 
@@ -69,21 +68,6 @@ def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
     dtype = dtypes.as_dtype(dtype) or dtypes.default_float
     mask = np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1)
     return Tensor._make(mask, False, None)
-
-
-def _detect_is_causal(mask, is_causal: bool | None, size: int) -> bool:
-    """``is_causal`` if given, else whether ``mask`` is the causal mask of ``size``."""
-    if is_causal is not None:
-        return bool(is_causal)
-    if mask is None:
-        return False
-    arr = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
-    if arr.shape != (size, size):
-        return False
-    above = np.triu(np.ones((size, size), dtype=bool), 1)
-    if arr.dtype == np.bool_:
-        return bool(np.array_equal(arr, above))
-    return bool(np.all(np.where(above, arr == -np.inf, arr == 0)))
 
 
 def _swiglu(x: Tensor) -> Tensor:
@@ -294,8 +278,9 @@ class TransformerEncoder(Module):
             src: (L, N, E), (N, L, E) with batch-first layers, or (L, E).
             mask: attention mask for every layer ((L, L) or (N * nhead, L, L)).
             src_key_padding_mask: (N, L); True marks padding.
-            is_causal: ``None`` (default) detects whether ``mask`` is the causal mask;
-                ``True`` with no ``mask`` attends causally.
+            is_causal: ``True`` with no ``mask`` attends causally; with a ``mask`` it is
+                only a hint, as in the layers (``None``, the default, means False; PyTorch
+                uses it to look for a causal ``mask``, which changes nothing here).
         """
         if not isinstance(src, Tensor):
             raise TypeError(f"TransformerEncoder: src must be a Tensor, got {type(src).__name__}")
@@ -304,10 +289,7 @@ class TransformerEncoder(Module):
                 f"TransformerEncoder: src must be 3-D (batched) or 2-D (unbatched), got shape "
                 f"{_shape_str(src.shape)}"
             )
-        first = self.layers[0] if len(self.layers) else None
-        batch_first = getattr(getattr(first, "self_attn", None), "batch_first", False)
-        seq_len = src.shape[1 if (batch_first and src.ndim == 3) else 0]
-        is_causal = _detect_is_causal(mask, is_causal, seq_len)
+        is_causal = bool(is_causal)
         x = src
         for layer in self.layers:
             x = layer(

@@ -108,7 +108,9 @@ class Adam(Optimizer):
                 bias_correction2_sqrt = math.sqrt(1 - beta2**t)
                 step_size = lr / bias_correction1
                 if amsgrad:
-                    v_max = state.setdefault("max_exp_avg_sq", np.zeros_like(p.data))
+                    v_max = state.get("max_exp_avg_sq")
+                    if v_max is None:  # amsgrad switched on after the first step
+                        v_max = state["max_exp_avg_sq"] = np.zeros_like(p.data)
                     np.maximum(v_max, v, out=v_max)
                     v = v_max
                 denom = np.sqrt(v)

@@ -199,10 +199,7 @@ class CosineAnnealingLR(LRScheduler):
         if t == 0:
             return self._current_lrs()
         if self._step_count == 1 and t > 0:  # resumed mid-schedule: closed form
-            return [
-                lo + (base - lo) * (1 + math.cos(t * math.pi / period)) / 2
-                for base in self.base_lrs
-            ]
+            return self._get_closed_form_lr()
         if (t - 1 - period) % (2 * period) == 0:  # at a trough: step up along the wave
             return [
                 lr + (base - lo) * (1 - math.cos(math.pi / period)) / 2

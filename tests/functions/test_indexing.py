@@ -208,6 +208,26 @@ def test_where_gradcheck_and_torch(shapes, which, rng, torch, parity, check_grad
     )
 
 
+@pytest.mark.parametrize("taken", [True, False])
+def test_where_with_a_0d_condition(taken, rng, torch, parity, check_grads):
+    # A 0-d condition picks one whole input; the other's gradient is zero, so only the
+    # taken one is gradchecked (a zero Jacobian checks nothing).
+    cond = np.array(taken)
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((3,))
+    parity(
+        lambda x, y: mg.where(mg.tensor(cond), x, y),
+        lambda x, y: torch.where(torch.tensor(cond), x, y),
+        a,
+        b,
+        grad=[True, True],
+    )
+    check_grads(
+        lambda x, y: mg.where(cond, x, y),
+        mg.tensor(a, requires_grad=taken),
+        mg.tensor(b, requires_grad=not taken),
+    )
+
+
 def test_where_with_scalars_matches_torch(rng, torch):
     cond = np.array([True, False, True])
     cases = [

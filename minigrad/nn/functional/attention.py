@@ -8,7 +8,8 @@ For queries ``Q`` [..., L, E], keys ``K`` [..., S, E] and values ``V`` [..., S, 
     out    = P' V                       # (..., L, Ev)
 
 The whole of it is one autograd ``Function`` with a closed-form backward in five batched
-matmuls, saving only ``Q * scale``, ``K``, ``V``, ``P`` and the dropout mask::
+matmuls, saving ``Q`` and ``Q * scale``, ``K``, ``V``, ``P`` and the dropout mask (``Q``
+itself for the recorded backward below)::
 
     dV = P'^T dO                        # (..., S, Ev)
     dP = (dO V^T) * D                   # (..., L, S); D: the kept/(1 - p) dropout mask
@@ -42,8 +43,8 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.ops import stack
-from minigrad.random import default_generator
 from minigrad.tensor import Tensor
 
 __all__ = ["scaled_dot_product_attention"]
@@ -132,22 +133,8 @@ def _weights_arrays(q, k, add, allow, scale, dropout_p, out_batch):
     if allow is not None:
         np.copyto(scores, -np.inf, where=~allow)
     p, dead = _softmax_rows(scores, add is not None or allow is not None)  # (..., L, S)
-    keep = _dropout_mask(p.shape, p.dtype, dropout_p) if dropout_p > 0 else None
+    keep = dropout_mask(p.shape, p.dtype, dropout_p) if dropout_p > 0 else None
     return qs, p, keep, dead
-
-
-def _dropout_mask(shape, dtype, p: float) -> np.ndarray:
-    """Kept / (1 - p): 0 with probability p, else 1 / (1 - p).
-
-    The draws are 16-bit integers (``u >= round(p * 65536)`` keeps), which NumPy makes
-    about four times faster than float32 uniforms; p is thereby rounded to a multiple of
-    1/65536 (an error below 8e-6).
-    """
-    if p >= 1:
-        return np.zeros(shape, dtype=dtype)
-    draws = default_generator().integers(0, 65536, size=shape, dtype=np.uint16)
-    keep = draws >= np.uint16(min(round(p * 65536), 65535))
-    return np.multiply(keep, np.asarray(1.0 / (1.0 - p), dtype=dtype), dtype=dtype)
 
 
 def _scores_backward_arrays(ds, qs, k, scale, need_q, need_k, out_q=None, out_k=None):

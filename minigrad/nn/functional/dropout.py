@@ -18,12 +18,24 @@ from minigrad.tensor import Tensor, as_tensor
 __all__ = ["dropout"]
 
 
+def dropout_mask(shape, dtype, p: float) -> np.ndarray:
+    """Kept / (1 - p): 0 with probability p, else 1 / (1 - p), from minigrad's generator.
+
+    The draws are 16-bit integers (``u >= round(p * 65536)`` keeps), which NumPy makes
+    about four times faster than float32 uniforms; p is thereby rounded to a multiple of
+    1/65536 (an error below 8e-6).
+    """
+    if p >= 1:
+        return np.zeros(shape, dtype=dtype)
+    draws = _random.default_generator().integers(0, 65536, size=shape, dtype=np.uint16)
+    keep = draws >= np.uint16(min(round(p * 65536), 65535))
+    return np.multiply(keep, np.asarray(1.0 / (1.0 - p), dtype=dtype), dtype=dtype)
+
+
 class Dropout(Function):
     @staticmethod
     def forward(ctx, x, p):
-        keep = _random.default_generator().random(x.data.shape, dtype=np.float32) >= p
-        scale = np.asarray(1.0 / (1.0 - p), dtype=x.data.dtype)
-        mask = np.multiply(keep, scale, dtype=x.data.dtype)  # 0 or 1/(1-p)
+        mask = dropout_mask(x.data.shape, x.data.dtype, p)  # 0 or 1/(1-p)
         ctx.save_for_backward(Tensor._make(mask, False, None))
         return x.data * mask
 

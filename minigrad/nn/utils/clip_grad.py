@@ -64,8 +64,8 @@ def get_total_norm(
     if not math.isfinite(total) and error_if_nonfinite:
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
-            "non-finite, so it cannot be clipped. To disable this error and scale the "
-            "gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
+            "non-finite, so it cannot be clipped. With `error_if_nonfinite=False` a "
+            "non-finite norm gives a warning and leaves the gradients unscaled"
         )
     return Tensor._make(np.asarray(total, dtype=dtype), False, None)
 
