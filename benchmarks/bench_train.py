@@ -134,7 +134,7 @@ def alternating_blocks(fns: dict, blocks: int = 8, per_block: int = 4) -> dict:
     return {name: statistics.median(s) for name, s in samples.items()}
 
 
-def compare(name: str, size: dict, torch) -> None:
+def compare(size: dict, torch) -> None:
     model, mg_step, x, y = minigrad_step(size)
     fns = {"minigrad": mg_step}
     if torch is not None:
@@ -212,7 +212,7 @@ def main() -> None:
         if args.profile:
             profile(size)
             continue
-        compare(name, size, torch)
+        compare(size, torch)
         if args.memory:
             peak_mg, grown_mg = peak_rss_mb("minigrad", name)
             line = f"  peak RSS: minigrad {peak_mg:.0f} MB ({grown_mg:.0f} MB above its imports)"

@@ -87,10 +87,9 @@ def gradient_profile(
     logits = head(final_norm(x))  # (N, L, V)
     F.cross_entropy(logits.reshape(-1, vocab), targets).backward()
     norms = [
-        np.sqrt(sum(float(np.sum(p.grad.data.astype(np.float64) ** 2))
-                    for p in block.parameters() if p.ndim >= 2))
+        nn.utils.get_total_norm([p.grad for p in block.parameters() if p.ndim >= 2]).item()
         for block in blocks
-    ]  # fmt: skip
+    ]
     return np.array(norms), np.array(rms)
 
 

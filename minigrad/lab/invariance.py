@@ -176,20 +176,23 @@ def _plot(result, folder, d) -> None:
         return
     ax_scale, ax_mean, ax_cos = axes
     tiny = 1e-17  # exact zeros on a log axis
-    ax_scale.loglog(d["scales"], d["scale_ln"] + tiny, "o-", color="#2563eb", label="LayerNorm")
-    ax_scale.loglog(d["scales"], d["scale_rms"] + tiny, "s-", color="#dc2626", label="RMSNorm")
+    panels = [(ax_scale, "scales", "scale", tiny), (ax_mean, "shifts", "mean", 0.0),
+              (ax_cos, "shifts", "cos", 0.0)]  # fmt: skip
+    for ax, x_key, prefix, offset in panels:
+        for label, suffix, color, marker in (("LayerNorm", "ln", "#2563eb", "o"),
+                                             ("RMSNorm", "rms", "#dc2626", "s")):  # fmt: skip
+            y = d[f"{prefix}_{suffix}"] + offset
+            ax.plot(d[x_key], y, f"{marker}-", color=color, label=label)
+    ax_scale.set_xscale("log")
+    ax_scale.set_yscale("log")
     ax_scale.axvline(np.sqrt(LN_EPS), color="gray", linestyle=":", label="a^2 = LayerNorm eps")
     ax_scale.set_xlabel("scale a (input a x)")
     ax_scale.set_ylabel("largest change of the output")
     ax_scale.set_title("scaling")
-    ax_mean.plot(d["shifts"], d["mean_ln"], "o-", color="#2563eb", label="LayerNorm")
-    ax_mean.plot(d["shifts"], d["mean_rms"], "s-", color="#dc2626", label="RMSNorm")
     ax_mean.set_xscale("symlog", linthresh=1.0)
     ax_mean.set_xlabel("shift c (input x + c)")
     ax_mean.set_ylabel("mean of the output")
     ax_mean.set_title("shifting: is the offset kept?")
-    ax_cos.plot(d["shifts"], d["cos_ln"], "o-", color="#2563eb", label="LayerNorm")
-    ax_cos.plot(d["shifts"], d["cos_rms"], "s-", color="#dc2626", label="RMSNorm")
     ax_cos.set_xscale("symlog", linthresh=1.0)
     ax_cos.set_xlabel("shift c (input x + c)")
     ax_cos.set_ylabel("lowest cosine(output, input)")

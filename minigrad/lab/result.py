@@ -59,11 +59,6 @@ class LabResult:
         return bool(passed)
 
     @property
-    def supported(self) -> bool:
-        """True when every check passed."""
-        return bool(self.checks) and all(c.passed for c in self.checks)
-
-    @property
     def verdict(self) -> str:
         """``"supported"``, ``"partly supported"`` or ``"not supported"``."""
         passed = sum(c.passed for c in self.checks)

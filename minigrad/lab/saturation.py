@@ -54,12 +54,17 @@ def scale_sweep(scales: np.ndarray, n: int, seed: int) -> dict:
 
 
 @mg.no_grad()
-def ffn_input(block, x: mg.Tensor) -> np.ndarray:
-    """What the GELU of a pre-norm (or no-norm) block's feed-forward layer reads:
-    ``linear1(norm2(x + attention(norm1(x))))``, shape (N, L, dim_feedforward)."""
-    h = block.norm1(x)
-    mid = x + block.self_attn(h, h, h, need_weights=False, is_causal=True)[0]  # (N, L, E)
-    return block.linear1(block.norm2(mid)).data
+def run_block(block, x: mg.Tensor) -> tuple:
+    """``(h, y)``: what the block's feed-forward activation reads, (N, L,
+    dim_feedforward), recorded while the block runs on ``x``, and the block's output."""
+    seen = []
+    activation = block.activation
+    block.activation = lambda h: (seen.append(h.data), activation(h))[1]
+    try:
+        y = block(x, is_causal=True)
+    finally:
+        block.activation = activation
+    return seen[0], y
 
 
 def stack_saturation(variant: str, depth: int, d_model: int, seed: int) -> tuple:
@@ -69,11 +74,9 @@ def stack_saturation(variant: str, depth: int, d_model: int, seed: int) -> tuple
     x = random_stream(8, 16, d_model, seed)
     fractions, rms = [], []
     for block in blocks:
-        h = ffn_input(block, x)
+        h, x = run_block(block, x)
         fractions.append(near_zero_fraction(F.gelu, h))
         rms.append(float(np.sqrt(np.mean(h.astype(np.float64) ** 2))))
-        with mg.no_grad():
-            x = block(x, is_causal=True)
     return np.array(fractions), np.array(rms)
 
 

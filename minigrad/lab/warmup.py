@@ -58,9 +58,10 @@ def progress_ratio(without: float, with_warmup: float, unigram: float) -> float:
     return (unigram - without) / (unigram - with_warmup)
 
 
-def train_once(config) -> dict:
-    """Train one model; returns the per-step losses and learning rates and the final
-    held-out loss (NaN if training produced a NaN)."""
+def train_once(config):
+    """Train one model; returns ``(record, task)``: the per-step losses and learning
+    rates and the final held-out loss (NaN if training produced a NaN), and the task
+    (its data) the model trained on."""
     from minigrad.train.trainer import Trainer
 
     trainer = Trainer(config)
@@ -72,7 +73,8 @@ def train_once(config) -> dict:
         if not math.isfinite(metrics["loss"]):
             break
     final = trainer.evaluate()["val_loss"] if math.isfinite(losses[-1]) else float("nan")
-    return {"loss": np.array(losses), "lr": np.array(lrs), "val_loss": final, "trainer": trainer}
+    record = {"loss": np.array(losses), "lr": np.array(lrs), "val_loss": final}
+    return record, trainer.task
 
 
 def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResult:
@@ -92,7 +94,6 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         task="text", text=str(corpus_path), length=32, n_layers=LAYERS, d_model=32, n_heads=4,
         d_ff=128, norm="layer", activation="gelu", dropout=0.0, steps=steps, batch_size=8,
         lr=LR, min_lr_ratio=1.0, weight_decay=0.0, grad_clip=0.0, seed=seed,
-        eval_interval=steps, checkpoint_interval=steps, log_interval=steps,
     )  # fmt: skip
 
     runs = {}
@@ -105,10 +106,7 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
             warmup_steps=warmup_steps if warmup else 0,
         )
         with seeded(seed):  # the Trainer seeds minigrad's generator; give it back after
-            runs[placement, warmup] = train_once(config)
-    task = runs["pre-norm", False].pop("trainer").task
-    for r in runs.values():
-        r.pop("trainer", None)
+            runs[placement, warmup], task = train_once(config)  # the same text each time
     unigram = unigram_loss(task.train_data, task.val_data, task.vocab_size)
     final = {key: r["val_loss"] for key, r in runs.items()}
 

@@ -77,13 +77,8 @@ class Adam(Optimizer):
         loss = self._evaluate_closure(closure)
         for group in self.param_groups:
             lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = p._grad.data
-                if maximize:
-                    g = -g
+            wd, amsgrad = group["weight_decay"], group["amsgrad"]
+            for p, g in self._grads(group):
                 state = self.state.get(p)
                 if not state:
                     state = self.state[p] = {

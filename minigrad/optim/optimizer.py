@@ -129,6 +129,15 @@ class Optimizer:
             for p in group["params"]:
                 clear_grad(p, set_to_none)
 
+    @staticmethod
+    def _grads(group: dict):
+        """``(parameter, gradient array)`` for each parameter of ``group`` that has a
+        gradient; the gradient negated when the group maximizes."""
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            if p._grad is not None:
+                yield p, (-p._grad.data if maximize else p._grad.data)
+
     def _evaluate_closure(self, closure: Callable | None):
         if closure is None:
             return None

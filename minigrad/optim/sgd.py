@@ -68,13 +68,8 @@ class SGD(Optimizer):
         loss = self._evaluate_closure(closure)
         for group in self.param_groups:
             lr, mu, tau = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                g = p._grad.data
-                if maximize:
-                    g = -g
+            wd, nesterov = group["weight_decay"], group["nesterov"]
+            for p, g in self._grads(group):
                 if wd != 0:
                     g = g + wd * p.data
                 if mu != 0:

@@ -46,9 +46,9 @@ def test_padding_error_grows_with_padding_and_spares_layer_norm(result):
     assert d["pad_ln"].max() < 1e-9
 
 
-def test_padding_error_on_a_tiny_case_matches_the_formula():
-    # Half the positions are zero padding: the batch mean halves; check one feature's
-    # BatchNorm output against the closed form on the real values.
+def test_half_padding_moves_batchnorm_outputs_and_leaves_layernorm_alone():
+    # Half the positions are zero padding: the batch statistics change, so BatchNorm's
+    # outputs for the real tokens move; LayerNorm normalizes each token by itself.
     rng = np.random.default_rng(0)
     err_bn, err_ln, actual = bp.padding_error(rng, [0.5], n_seqs=64, length=32)
     assert 0.4 < actual[0] < 0.6

@@ -25,13 +25,6 @@ def test_every_timing_is_measured_and_reported(result):
         "RMSNorm's forward takes less time at every width",
         "RMSNorm's forward + backward takes less time at every width",
     ]
-    for check in result.checks[1:]:
-        assert check.passed == all(r < 1 for r in _ratios(result, check.statement))
-
-
-def _ratios(result, statement):
-    key = "forward_ratio" if "forward takes" in statement else "forward_backward_ratio"
-    return result.data[key]
 
 
 def test_time_pair_times_both_layers_in_both_phases():

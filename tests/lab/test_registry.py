@@ -12,7 +12,7 @@ def test_the_seven_experiments_in_learning_path_order():
     assert list(EXPERIMENTS) == NAMES
     for name, exp in EXPERIMENTS.items():
         assert exp.name == name
-        assert exp.title and exp.claim.endswith(")") or exp.claim.endswith(".")
+        assert exp.title and exp.claim.endswith((".", ")"))
         assert callable(exp.run)
 
 

@@ -17,12 +17,6 @@ def test_verdicts():
     assert _result().verdict == "not supported"  # no checks: nothing supports the claim
 
 
-def test_supported_needs_every_check():
-    assert _result(True, True).supported
-    assert not _result(True, False).supported
-    assert not _result().supported
-
-
 def test_check_records_numpy_bools_as_bools():
     import numpy as np
 

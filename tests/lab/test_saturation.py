@@ -45,17 +45,19 @@ def test_near_zero_fraction_on_known_points():
     assert saturation.near_zero_fraction(F.silu, x) == pytest.approx(2 / 5)
 
 
-def test_ffn_input_is_what_the_block_feeds_its_activation():
+def test_run_block_records_the_activation_input_and_leaves_the_block_as_it_was():
     import minigrad as mg
     from minigrad.lab.stacks import make_stack, random_stream
 
     block = make_stack("pre-norm", 1, 16, seed=0)[0]
+    activation = block.activation
     x = random_stream(2, 4, 16, seed=0)
-    h = saturation.ffn_input(block, x)  # (N, L, 64)
+    h, y = saturation.run_block(block, x)  # (N, L, 64)
+    assert h.shape == (2, 4, 64) and block.activation is activation
     with mg.no_grad():
-        out = block(x, is_causal=True).data
-        # out = mid + linear2(gelu(h)), so out - linear2(gelu(h)) must be the stream after
+        np.testing.assert_array_equal(y.data, block(x, is_causal=True).data)
+        # y = mid + linear2(gelu(h)), so y - linear2(gelu(h)) must be the stream after
         # attention, whose norm2 and linear1 give back h.
-        mid = out - block.linear2(F.gelu(mg.tensor(h))).data
+        mid = y.data - block.linear2(F.gelu(mg.tensor(h))).data
         again = block.linear1(block.norm2(mg.tensor(mid))).data
     np.testing.assert_allclose(again, h, atol=1e-4)

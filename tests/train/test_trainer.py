@@ -71,21 +71,8 @@ def test_schedule_warms_up_then_decays_to_the_floor():
 def test_text_task_reports_bits_per_char_and_samples(tmp_path):
     path = tmp_path / "abc.txt"
     path.write_text("abcabcabd " * 300, encoding="utf-8")
-    trainer = Trainer(
-        TrainConfig(
-            task="text",
-            text=str(path),
-            length=16,
-            n_layers=1,
-            d_model=32,
-            n_heads=2,
-            d_ff=64,
-            steps=60,
-            batch_size=16,
-            lr=1e-2,
-            warmup_steps=10,
-        )
-    )
+    text = dict(task="text", text=str(path), length=16, steps=60, batch_size=16, warmup_steps=10)
+    trainer = Trainer(TrainConfig(**{**SMALL, **text}))
     before = trainer.evaluate()
     for _ in range(60):
         trainer.train_step()
