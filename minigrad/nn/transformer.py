@@ -82,12 +82,31 @@ _ACTIVATIONS = {"relu": relu, "gelu": gelu}
 class _ResidualBlock(Module):
     """The forward shared by ``TransformerEncoderLayer`` and ``TransformerBlock``.
 
-    Subclasses create ``self_attn``, ``linear1``, ``dropout``, ``linear2``, ``norm1``,
-    ``norm2``, ``dropout1``, ``dropout2``, ``activation`` and ``norm_first``.
+    Subclasses call ``_add_sublayers`` and set ``activation``.
     """
 
     norm_first: bool
     activation: Callable[[Tensor], Tensor]
+
+    def _add_sublayers(
+        self, d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
+        make_norm, dtype, linear1_out=None,
+    ) -> None:  # fmt: skip
+        """``self_attn``, ``linear1``, ``dropout``, ``linear2``, ``norm1``, ``norm2``,
+        ``dropout1``, ``dropout2``: PyTorch's names, in its order (the ``state_dict``
+        keys). ``make_norm()`` builds each norm; ``linear1_out`` defaults to
+        ``dim_feedforward``."""
+        self.self_attn = MultiheadAttention(
+            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+        )
+        self.linear1 = Linear(d_model, linear1_out or dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = bool(norm_first)
+        self.norm1 = make_norm()
+        self.norm2 = make_norm()
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
 
     def forward(
         self,
@@ -191,17 +210,10 @@ class TransformerEncoderLayer(_ResidualBlock):
     ) -> None:
         super().__init__()
         _check_sizes("TransformerEncoderLayer", d_model, nhead, dim_feedforward)
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = bool(norm_first)
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self._add_sublayers(
+            d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
+            lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype), dtype,
+        )  # fmt: skip
         if isinstance(activation, str):
             if activation not in _ACTIVATIONS:
                 raise ValueError(
@@ -360,17 +372,10 @@ class TransformerBlock(_ResidualBlock):
                 f"{activation!r}"
             )
         hidden_in = 2 * dim_feedforward if activation == "swiglu" else dim_feedforward
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
-        )
-        self.linear1 = Linear(d_model, hidden_in, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = bool(norm_first)
-        self.norm1 = _make_norm(norm, d_model, norm_eps, bias, dtype)
-        self.norm2 = _make_norm(norm, d_model, norm_eps, bias, dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        self._add_sublayers(
+            d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
+            lambda: _make_norm(norm, d_model, norm_eps, bias, dtype), dtype, linear1_out=hidden_in,
+        )  # fmt: skip
         self.activation = _swiglu if activation == "swiglu" else _ACTIVATIONS[activation]
         self.norm_type = norm
         self.activation_name = activation
