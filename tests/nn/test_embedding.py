@@ -82,8 +82,10 @@ def test_one_hot_matches_pytorch(torch):
 
 def test_from_pretrained_shares_and_freezes(torch):
     w = np.arange(12, dtype=np.float32).reshape(4, 3)
-    e = nn.Embedding.from_pretrained(mg.tensor(w))
+    t = mg.tensor(w)
+    e = nn.Embedding.from_pretrained(t)
     assert not e.weight.requires_grad and e.num_embeddings == 4 and e.embedding_dim == 3
+    assert np.shares_memory(e.weight.data, t.data)  # shared, not copied
     np.testing.assert_array_equal(e(mg.tensor([3, 0])).data, w[[3, 0]])
     trainable = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=1)
     assert trainable.weight.requires_grad and trainable.padding_idx == 1
