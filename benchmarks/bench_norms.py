@@ -255,7 +255,7 @@ def accuracy(torch) -> None:
         results = {}
         xm, wm, bm = (mg.tensor(a, requires_grad=True) for a in (x, w, b))
         _, dw, db = mg.autograd.grad(F.layer_norm(xm, 768, wm, bm), [xm, wm, bm], mg.tensor(dy))
-        results["fused"] = (dw.data, db.data)
+        results["fused"] = (dw.numpy(), db.numpy())
         if torch is not None:
             xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
             yt = torch.nn.functional.layer_norm(xt, (768,), wt, bt)
@@ -270,7 +270,7 @@ def accuracy(torch) -> None:
                 f"dbias {norm_b:.1e}   [norm-wise relative; target 1e-4]"
             )
     x = (1e4 + rng.standard_normal((4096, 256))).astype(np.float32)
-    y = F.layer_norm(mg.tensor(x), 256).data
+    y = F.layer_norm(mg.tensor(x), 256).numpy()
     y64 = reference.layer_norm_forward(x.astype(np.float64), None, None, 1, 1e-5)[0]
     print(f"float32 inputs at 1e4 + N(0, 1): max |y - y_float64| = {np.abs(y - y64).max():.1e}")
 

@@ -19,18 +19,18 @@ def cat(tensors, dim: int = 0) -> Tensor:
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ValueError("cat: expected a non-empty sequence of tensors")
-    ndim = tensors[0].data.ndim
+    ndim = tensors[0]._data.ndim
     if ndim == 0:
         raise ValueError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
     for i, t in enumerate(tensors):
-        if t.data.ndim != ndim:
+        if t._data.ndim != ndim:
             raise ValueError(
-                f"cat: tensor 0 has {ndim} dims but tensor {i} has {t.data.ndim} "
-                f"(shapes {_shape_str(tensors[0].data.shape)} and {_shape_str(t.data.shape)})"
+                f"cat: tensor 0 has {ndim} dims but tensor {i} has {t._data.ndim} "
+                f"(shapes {_shape_str(tensors[0]._data.shape)} and {_shape_str(t._data.shape)})"
             )
     if not -ndim <= dim < ndim:
         raise IndexError(f"cat: dim {dim} out of range for tensors with {ndim} dims")
-    dtype = A.common_dtype([t.data.dtype for t in tensors])
+    dtype = A.common_dtype([t._data.dtype for t in tensors])
     tensors = [t.to(dtype) for t in tensors]
     return S.Cat.apply(dim % ndim, *tensors)
 
@@ -40,12 +40,12 @@ def stack(tensors, dim: int = 0) -> Tensor:
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ValueError("stack: expected a non-empty sequence of tensors")
-    shape = tensors[0].data.shape
+    shape = tensors[0]._data.shape
     for i, t in enumerate(tensors):
-        if t.data.shape != shape:
+        if t._data.shape != shape:
             raise ValueError(
                 f"stack: expects each tensor to be equal size, but got {_shape_str(shape)} "
-                f"at entry 0 and {_shape_str(t.data.shape)} at entry {i}"
+                f"at entry 0 and {_shape_str(t._data.shape)} at entry {i}"
             )
     n = len(shape) + 1
     if not -n <= dim < n:
@@ -55,7 +55,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
 
 def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's argument names)
     """``input`` where ``condition`` is True, else ``other`` (tensors or numbers)."""
-    cond = condition.data if isinstance(condition, Tensor) else np.asarray(condition)
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
         raise TypeError(f"where: condition must be a bool tensor, got dtype {cond.dtype}")
     a_is_t, b_is_t = isinstance(input, Tensor), isinstance(other, Tensor)

@@ -146,7 +146,7 @@ def _encode(obj, arrays: dict, where: str, active: set):
     if type(obj) is str:
         return {"t": "str", "v": obj}
     if isinstance(obj, Tensor):
-        key = _add_array(arrays, np.ascontiguousarray(obj.data), where)
+        key = _add_array(arrays, np.ascontiguousarray(obj._data), where)
         return {"t": "tensor", "k": key, "requires_grad": bool(obj.requires_grad)}
     if isinstance(obj, np.ndarray):
         return {"t": "array", "k": _add_array(arrays, obj, where)}
@@ -316,7 +316,7 @@ class _Decoder:
             return self.array(node, where)[()]
         if t == "tensor":
             t_ = Tensor._make(self.array(node, where), False, None)
-            if node.get("requires_grad") and t_.data.dtype.kind == "f":
+            if node.get("requires_grad") and t_._data.dtype.kind == "f":
                 t_.requires_grad = True
             return t_
         if t in ("list", "tuple"):

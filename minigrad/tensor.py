@@ -18,6 +18,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import dtypes
+from minigrad import random as _random
 from minigrad.autograd import engine
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
@@ -41,7 +42,7 @@ def _array_from(data, dtype=None) -> np.ndarray:
     """Python data -> array, with PyTorch's defaults (Python floats become float32)."""
     dtype = dtypes.as_dtype(dtype)
     if isinstance(data, Tensor):
-        data = data.data
+        data = data._data
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.array(data, dtype=dtype, copy=True)
     else:
@@ -83,12 +84,13 @@ class Tensor:
         tensor([2., 4., 6.])
     """
 
-    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "__weakref__")
+    __slots__ = ("_data", "_version", "_grad", "_requires_grad", "grad_fn", "__weakref__")
     __array_ufunc__ = None  # make NumPy defer to Tensor's operators: array * tensor -> Tensor
     __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
 
     def __init__(self, data, dtype=None, requires_grad: bool = False):
-        self.data = _array_from(data, dtype)
+        self._data = _array_from(data, dtype)
+        self._version = None
         self._grad = None
         self.grad_fn = None
         self._requires_grad = False
@@ -99,7 +101,8 @@ class Tensor:
     def _make(cls, data: np.ndarray, requires_grad: bool, grad_fn) -> Tensor:
         """Wrap an array without copying or checking (used by every operation)."""
         t = object.__new__(Tensor)
-        t.data = data
+        t._data = data
+        t._version = None
         t._grad = None
         t._requires_grad = requires_grad
         t.grad_fn = grad_fn
@@ -113,9 +116,9 @@ class Tensor:
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         value = bool(value)
-        if value and self.data.dtype.kind != "f":
+        if value and self._data.dtype.kind != "f":
             raise RuntimeError(
-                f"only tensors of floating point dtype can require gradients, got {self.data.dtype}"
+                f"only tensors of floating point dtype can require gradients, got {self._data.dtype}"
             )
         if not value and self.grad_fn is not None:
             raise RuntimeError(
@@ -137,10 +140,10 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
-            if value.data.shape != self.data.shape:
+            if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"grad: assigned a gradient of shape {_shape_str(value.data.shape)} to a "
-                    f"tensor of shape {_shape_str(self.data.shape)}"
+                    f"grad: assigned a gradient of shape {_shape_str(value._data.shape)} to a "
+                    f"tensor of shape {_shape_str(self._data.shape)}"
                 )
         self._grad = value
 
@@ -176,69 +179,111 @@ class Tensor:
                 "use t.detach().clone() for a copy without history"
             )
         if id(self) not in memo:
-            t = Tensor._make(self.data.copy(), self._requires_grad, None)
+            t = Tensor._make(self._data.copy(), self._requires_grad, None)
             memo[id(self)] = t
         return memo[id(self)]
 
     def detach(self) -> Tensor:
-        """The same data, cut off from the graph."""
-        return Tensor._make(self.data, False, None)
+        """The same data, cut off from the graph (sharing the version counter: an
+        in-place change through the detached tensor is seen by a pending backward)."""
+        t = Tensor._make(self._data, False, None)
+        if self._version is None:
+            self._version = [0]
+        t._version = self._version
+        return t
+
+    @property
+    def data(self) -> Tensor:
+        """A tensor sharing this tensor's memory that does not require grad.
+
+        As in PyTorch, in-place changes through ``t.data`` are not tracked by autograd
+        (it has a version counter of its own): ``p.data.zero_()`` is how weights are
+        changed behind the graph's back. Use ``t.numpy()`` for the array itself.
+        """
+        return Tensor._make(self._data, False, None)
+
+    @data.setter
+    def data(self, value) -> None:
+        if isinstance(value, Tensor):
+            value = value._data
+        elif not isinstance(value, np.ndarray):
+            raise TypeError(f"data: expected a Tensor, got {type(value).__name__}")
+        if value.dtype != self._data.dtype and self._requires_grad and value.dtype.kind != "f":
+            raise RuntimeError(f"data: a tensor that requires grad cannot hold {value.dtype} data")
+        self._data = value
+
+    @property
+    def _version_count(self) -> int:
+        """How many in-place changes this tensor (or a tensor sharing its counter) had."""
+        return 0 if self._version is None else self._version[0]
+
+    def _bump_version(self) -> None:
+        if self._version is None:
+            self._version = [1]
+        else:
+            self._version[0] += 1
 
     # ------------------------------------------------------------------ array properties
     @property
     def shape(self) -> tuple:
-        return self.data.shape
+        return self._data.shape
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     @property
     def dtype(self) -> np.dtype:
-        return self.data.dtype
+        return self._data.dtype
 
     @property
     def device(self) -> str:
         return "cpu"
 
     def dim(self) -> int:
-        return self.data.ndim
+        return self._data.ndim
 
     def size(self, dim: int | None = None):
         if dim is None:
-            return self.data.shape
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        return self.data.shape[d]
+            return self._data.shape
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        return self._data.shape[d]
 
     def numel(self) -> int:
-        return self.data.size
+        return self._data.size
 
     def numpy(self) -> np.ndarray:
         """The underlying array (shared, not copied: treat it as read-only)."""
-        return self.data
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(t)``: the underlying array (converted when ``dtype`` is given)."""
+        if dtype is not None and np.dtype(dtype) != self._data.dtype:
+            return self._data.astype(dtype)
+        return self._data.copy() if copy else self._data
 
     def item(self):
-        if self.data.size != 1:
+        if self._data.size != 1:
             raise ValueError(
                 f"item: only a tensor with one element can be converted to a Python "
-                f"number, this one has shape {_shape_str(self.data.shape)}"
+                f"number, this one has shape {_shape_str(self._data.shape)}"
             )
-        return self.data.item()
+        return self._data.item()
 
     def tolist(self):
-        return self.data.tolist()
+        return self._data.tolist()
 
     def __len__(self) -> int:
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
-        return self.data.shape[0]
+        return self._data.shape[0]
 
     def __iter__(self):
         for i in range(len(self)):
             yield self[i]
 
     def __bool__(self) -> bool:
-        return bool(self.data)
+        return bool(self._data)
 
     def __float__(self) -> float:
         return float(self.item())
@@ -247,15 +292,15 @@ class Tensor:
         return int(self.item())
 
     def __index__(self) -> int:
-        if self.data.dtype.kind not in "iu" or self.data.size != 1:
+        if self._data.dtype.kind not in "iu" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be used as an index")
-        return int(self.data.item())
+        return int(self._data.item())
 
     def __repr__(self) -> str:
-        body = np.array2string(self.data, separator=", ", prefix="tensor(", precision=4)
+        body = np.array2string(self._data, separator=", ", prefix="tensor(", precision=4)
         extra = ""
-        if self.data.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):
-            extra += f", dtype={self.data.dtype}"
+        if self._data.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):
+            extra += f", dtype={self._data.dtype}"
         if self.grad_fn is not None:
             extra += f", grad_fn=<{self.grad_fn.name()}>"
         elif self._requires_grad:
@@ -276,7 +321,7 @@ class Tensor:
         if dtype is None:
             return self
         dtype = dtypes.as_dtype(dtype)
-        if dtype == self.data.dtype:
+        if dtype == self._data.dtype:
             return self
         return A.Cast.apply(self, dtype)
 
@@ -333,7 +378,7 @@ class Tensor:
         if isinstance(other, _Number):
             return A.DivScalar.apply(*_with_scalar(self, other, to_float=True))
         a, b = A.promote(self, as_tensor(other))
-        if a.data.dtype.kind != "f":
+        if a._data.dtype.kind != "f":
             a, b = a.float(), b.float()
         return A.Div.apply(a, b)
 
@@ -390,12 +435,12 @@ class Tensor:
         return _compare(np.logical_or, self, other)
 
     def __invert__(self):
-        if self.data.dtype != dtypes.bool_:
+        if self._data.dtype != dtypes.bool_:
             raise TypeError("~ (logical not) is only defined for bool tensors")
-        return Tensor._make(~self.data, False, None)
+        return Tensor._make(~self._data, False, None)
 
     def logical_not(self) -> Tensor:
-        return Tensor._make(np.logical_not(self.data), False, None)
+        return Tensor._make(np.logical_not(self._data), False, None)
 
     def add(self, other):
         return self + other
@@ -447,7 +492,7 @@ class Tensor:
         return U.Cos.apply(_floating(self))
 
     def sign(self):
-        return Tensor._make(np.sign(self.data), False, None)
+        return Tensor._make(np.sign(self._data), False, None)
 
     def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
         if min is None and max is None:
@@ -458,10 +503,10 @@ class Tensor:
             out = self
             if min is not None:
                 lo, out = A.promote(as_tensor(min), out)
-                out = I.Where.apply(out.data < lo.data, lo, out)
+                out = I.Where.apply(out._data < lo._data, lo, out)
             if max is not None:
                 hi, out = A.promote(as_tensor(max), out)
-                out = I.Where.apply(out.data > hi.data, hi, out)
+                out = I.Where.apply(out._data > hi._data, hi, out)
             return out
         x = self
         if min is not None:
@@ -481,32 +526,32 @@ class Tensor:
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        return R.Sum.apply(x, R.reduce_dims(dim, self.data.ndim), keepdim)
+        return R.Sum.apply(x, R.reduce_dims(dim, self._data.ndim), keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
         x = _floating(self) if dtype is None else self.to(dtype)
-        return R.Mean.apply(x, R.reduce_dims(dim, self.data.ndim), keepdim)
+        return R.Mean.apply(x, R.reduce_dims(dim, self._data.ndim), keepdim)
 
     def var(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
         """Variance over ``dim``: sum (x - mean)^2 / (n - correction). ``unbiased=False``
         is ``correction=0``."""
         if unbiased is not None:
             correction = 1 if unbiased else 0
-        dims = R.reduce_dims(dim, self.data.ndim)
+        dims = R.reduce_dims(dim, self._data.ndim)
         return R.Var.apply(_floating(self), dims, keepdim, correction)
 
     def std(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
         """Standard deviation over ``dim``: ``sqrt(var(...))`` (same arguments as ``var``)."""
         if unbiased is not None:
             correction = 1 if unbiased else 0
-        dims = R.reduce_dims(dim, self.data.ndim)
+        dims = R.reduce_dims(dim, self._data.ndim)
         return R.Std.apply(_floating(self), dims, keepdim, correction)
 
     def amax(self, dim=None, keepdim: bool = False):
-        return R.Amax.apply(self, R.reduce_dims(dim, self.data.ndim), keepdim)
+        return R.Amax.apply(self, R.reduce_dims(dim, self._data.ndim), keepdim)
 
     def amin(self, dim=None, keepdim: bool = False):
-        return R.Amin.apply(self, R.reduce_dims(dim, self.data.ndim), keepdim)
+        return R.Amin.apply(self, R.reduce_dims(dim, self._data.ndim), keepdim)
 
     def max(self, dim=None, keepdim: bool = False):
         """``max()`` -> the largest value; ``max(dim)`` -> ``(values, indices)``;
@@ -525,10 +570,10 @@ class Tensor:
         return self._extreme_along(dim, keepdim, np.argmin)
 
     def _extreme_along(self, dim, keepdim, arg_fn):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        if self.data.ndim == 0:
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        if self._data.ndim == 0:
             return MaxMin(self, Tensor._make(np.zeros((), np.int64), False, None))
-        idx = np.expand_dims(arg_fn(self.data, axis=d), d)
+        idx = np.expand_dims(arg_fn(self._data, axis=d), d)
         values = I.Gather.apply(self, d, idx)
         if not keepdim:
             values = values.squeeze(d)
@@ -542,66 +587,66 @@ class Tensor:
         return _arg_extreme(np.argmin, self, dim, keepdim)
 
     def logsumexp(self, dim, keepdim: bool = False):
-        return R.LogSumExp.apply(_floating(self), R.reduce_dims(dim, self.data.ndim), keepdim)
+        return R.LogSumExp.apply(_floating(self), R.reduce_dims(dim, self._data.ndim), keepdim)
 
     def softmax(self, dim: int):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        if self.data.ndim == 0:
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        if self._data.ndim == 0:
             return self.reshape(1).softmax(0).reshape(())
         return R.Softmax.apply(_floating(self), d)
 
     def log_softmax(self, dim: int):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        if self.data.ndim == 0:
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        if self._data.ndim == 0:
             return self.reshape(1).log_softmax(0).reshape(())
         return R.LogSoftmax.apply(_floating(self), d)
 
     def all(self):
-        return Tensor._make(np.all(self.data), False, None)
+        return Tensor._make(np.all(self._data), False, None)
 
     def any(self):
-        return Tensor._make(np.any(self.data), False, None)
+        return Tensor._make(np.any(self._data), False, None)
 
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape):
         shape = _size_args(shape)
-        if shape == self.data.shape:
+        if shape == self._data.shape:
             return self
         return S.Reshape.apply(self, shape)
 
     view = reshape
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
-        if self.data.ndim == 0:
+        if self._data.ndim == 0:
             return self.reshape(1)
         s, e = (
-            R.normalize_dims(start_dim, self.data.ndim)[0],
-            R.normalize_dims(end_dim, self.data.ndim)[0],
+            R.normalize_dims(start_dim, self._data.ndim)[0],
+            R.normalize_dims(end_dim, self._data.ndim)[0],
         )
         if s > e:
             raise ValueError("flatten: start_dim cannot come after end_dim")
-        shape = self.data.shape
+        shape = self._data.shape
         return self.reshape(shape[:s] + (-1,) + shape[e + 1 :]) if shape[s : e + 1] else self
 
     def unflatten(self, dim: int, sizes):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        shape = self.data.shape
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        shape = self._data.shape
         return self.reshape(shape[:d] + tuple(sizes) + shape[d + 1 :])
 
     def permute(self, *dims):
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])  # permute((2, 0, 1)) as well as permute(2, 0, 1)
-        if len(dims) != self.data.ndim:
+        if len(dims) != self._data.ndim:
             raise ValueError(
-                f"permute: got {len(dims)} dims {dims} for a tensor with {self.data.ndim} dims"
+                f"permute: got {len(dims)} dims {dims} for a tensor with {self._data.ndim} dims"
             )
-        dims = tuple(R.normalize_dims(d, self.data.ndim)[0] for d in dims)  # -1 -> ndim - 1
-        if sorted(dims) != list(range(self.data.ndim)):
+        dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)  # -1 -> ndim - 1
+        if sorted(dims) != list(range(self._data.ndim)):
             raise ValueError(f"permute: dims {dims} is not a permutation")
         return S.Permute.apply(self, dims)
 
     def transpose(self, dim0: int, dim1: int):
-        n = self.data.ndim
+        n = self._data.ndim
         d0, d1 = R.normalize_dims(dim0, n)[0], R.normalize_dims(dim1, n)[0]
         if d0 == d1:
             return self
@@ -610,52 +655,53 @@ class Tensor:
         return S.Permute.apply(self, tuple(dims))
 
     def t(self):
-        if self.data.ndim > 2:
-            raise ValueError(f"t: expects a tensor with <= 2 dims, got {self.data.ndim}")
-        return self.transpose(0, 1) if self.data.ndim == 2 else self
+        if self._data.ndim > 2:
+            raise ValueError(f"t: expects a tensor with <= 2 dims, got {self._data.ndim}")
+        return self.transpose(0, 1) if self._data.ndim == 2 else self
 
     @property
     def T(self):
-        return S.Permute.apply(self, tuple(range(self.data.ndim - 1, -1, -1)))
+        return S.Permute.apply(self, tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
     def mT(self):
-        if self.data.ndim < 2:
-            raise ValueError(f"mT: needs at least 2 dims, got shape {_shape_str(self.data.shape)}")
+        if self._data.ndim < 2:
+            raise ValueError(f"mT: needs at least 2 dims, got shape {_shape_str(self._data.shape)}")
         return self.transpose(-2, -1)
 
     def unsqueeze(self, dim: int):
-        n = self.data.ndim + 1
+        n = self._data.ndim + 1
         if not -n <= dim < n:
             raise IndexError(
                 f"unsqueeze: dim out of range (expected to be in range of [{-n}, {n - 1}], "
                 f"but got {dim})"
             )
         d = dim % n
-        shape = self.data.shape
+        shape = self._data.shape
         return S.Reshape.apply(self, shape[:d] + (1,) + shape[d:])
 
     def squeeze(self, dim=None):
-        shape = self.data.shape
+        shape = self._data.shape
         if dim is None:
             new = tuple(s for s in shape if s != 1)
         else:
-            dims = R.normalize_dims(dim, self.data.ndim)
+            dims = R.normalize_dims(dim, self._data.ndim)
             new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         return self if new == shape else S.Reshape.apply(self, new)
 
     def expand(self, *sizes):
         sizes = _size_args(sizes)
-        lead = len(sizes) - self.data.ndim
+        lead = len(sizes) - self._data.ndim
         if lead < 0:
             raise ValueError(
                 f"expand: the number of sizes ({len(sizes)}) must be at least the number of "
-                f"dims ({self.data.ndim})"
+                f"dims ({self._data.ndim})"
             )
         shape = tuple(
-            self.data.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes)
+            self._data.shape[i - lead] if (s == -1 and i >= lead) else s
+            for i, s in enumerate(sizes)
         )
-        if shape == self.data.shape:
+        if shape == self._data.shape:
             return self
         return S.Expand.apply(self, shape)
 
@@ -663,8 +709,8 @@ class Tensor:
         return self.expand(other.shape)
 
     def split(self, split_size, dim: int = 0):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        n = self.data.shape[d]
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        n = self._data.shape[d]
         sizes = (
             [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
             if isinstance(split_size, int)
@@ -680,8 +726,8 @@ class Tensor:
         return tuple(out)
 
     def chunk(self, chunks: int, dim: int = 0):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        n = self.data.shape[d]
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        n = self._data.shape[d]
         return self.split(-(-n // chunks), d)
 
     # ------------------------------------------------------------------ indexing
@@ -696,106 +742,173 @@ class Tensor:
                 "use masked_fill / where, or do it under mg.no_grad()"
             )
         key, _ = I.normalize_index(key)
-        self.data[key] = value.data if isinstance(value, Tensor) else value
+        self._data[key] = value._data if isinstance(value, Tensor) else value
+        self._bump_version()
 
     def gather(self, dim: int, index):
-        (d,) = R.normalize_dims(dim, self.data.ndim)
-        index = index.data if isinstance(index, Tensor) else np.asarray(index)
-        if index.ndim != self.data.ndim:
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        index = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if index.ndim != self._data.ndim:
             raise ValueError(
-                f"gather: index must have as many dims as the input ({self.data.ndim}), "
+                f"gather: index must have as many dims as the input ({self._data.ndim}), "
                 f"got shape {_shape_str(index.shape)}"
             )
         return I.Gather.apply(self, d, index)
 
     def masked_fill(self, mask, value):
         """Where ``mask`` is True, ``value``; elsewhere ``self``."""
-        mask = mask.data if isinstance(mask, Tensor) else np.asarray(mask)
+        mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
         if mask.dtype != np.bool_:
             raise TypeError(f"masked_fill: mask must be a bool tensor, got dtype {mask.dtype}")
         try:
-            np.broadcast_shapes(mask.shape, self.data.shape)
+            np.broadcast_shapes(mask.shape, self._data.shape)
         except ValueError:
             raise ValueError(
                 f"masked_fill: mask of shape {_shape_str(mask.shape)} does not broadcast to "
-                f"the input's shape {_shape_str(self.data.shape)}"
+                f"the input's shape {_shape_str(self._data.shape)}"
             ) from None
         if isinstance(value, Tensor):
-            if value.data.ndim != 0:
+            if value._data.ndim != 0:
                 raise ValueError("masked_fill: value must be a number or a 0-dim tensor")
-            return I.Where.apply(mask, value.to(self.data.dtype), self)
-        return I.Where.apply(mask, _cast_scalar(value, self.data.dtype), self)
+            return I.Where.apply(mask, value.to(self._data.dtype), self)
+        return I.Where.apply(mask, _cast_scalar(value, self._data.dtype), self)
 
     def tril(self, diagonal: int = 0):
-        keep = np.tril(np.ones(self.data.shape[-2:], dtype=bool), diagonal)
-        return I.Where.apply(keep, self, _cast_scalar(0, self.data.dtype))
+        keep = np.tril(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
+        return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
     def triu(self, diagonal: int = 0):
-        keep = np.triu(np.ones(self.data.shape[-2:], dtype=bool), diagonal)
-        return I.Where.apply(keep, self, _cast_scalar(0, self.data.dtype))
+        keep = np.triu(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
+        return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
     # ------------------------------------------------------------------ in-place (no graph)
+    # Each in-place method writes into the tensor's array and bumps its version counter,
+    # so a backward that saved this tensor before the change raises instead of using
+    # the new values (see ``Function.save_for_backward``). In-place changes are not
+    # recorded in the graph: on a tensor that requires grad they need ``mg.no_grad()``.
     def _check_inplace(self, what: str) -> None:
         if _state.enabled and (self._requires_grad or self.grad_fn is not None):
             raise RuntimeError(
-                f"{what}: a tensor that requires grad cannot be modified in place while "
-                "gradients are recorded; wrap it in `with mg.no_grad():`"
+                f"{what}: a leaf Variable that requires grad is being used in an in-place "
+                "operation; wrap it in `with mg.no_grad():` (or change `t.data` instead)"
             )
+        if not self._data.flags.writeable:
+            raise ValueError(f"{what}: the tensor's memory is read-only")
 
-    def zero_(self) -> Tensor:
-        self._check_inplace("zero_")
-        self.data[...] = 0
-        return self
-
-    def fill_(self, value) -> Tensor:
-        self._check_inplace("fill_")
-        self.data[...] = value
-        return self
-
-    def copy_(self, src) -> Tensor:
-        self._check_inplace("copy_")
-        src = src.data if isinstance(src, Tensor) else np.asarray(src)
+    def _inplace(self, what: str, values) -> Tensor:
+        """Write ``values`` (broadcast to this tensor's shape) into it, in place."""
+        self._check_inplace(what)
+        if isinstance(values, Tensor):
+            values = values._data
         try:
-            np.copyto(self.data, np.broadcast_to(src, self.data.shape), casting="unsafe")
+            np.copyto(self._data, np.broadcast_to(values, self._data.shape), casting="unsafe")
         except ValueError:
             raise ValueError(
-                f"copy_: source of shape {_shape_str(np.shape(src))} does not broadcast to "
-                f"{_shape_str(self.data.shape)}"
+                f"{what}: a value of shape {_shape_str(np.shape(values))} does not broadcast "
+                f"to the tensor's shape {_shape_str(self._data.shape)}"
             ) from None
+        self._bump_version()
         return self
+
+    def zero_(self) -> Tensor:
+        return self._inplace("zero_", 0)
+
+    def fill_(self, value) -> Tensor:
+        return self._inplace("fill_", _operand(value))
+
+    def copy_(self, src, non_blocking: bool = False) -> Tensor:
+        return self._inplace("copy_", _operand(src))
 
     def add_(self, other, alpha=1) -> Tensor:
-        self._check_inplace("add_")
-        other = other.data if isinstance(other, Tensor) else other
-        self.data += other * alpha if alpha != 1 else other
-        return self
+        other = _operand(other)
+        return self._inplace("add_", self._data + (other * alpha if alpha != 1 else other))
+
+    def sub_(self, other, alpha=1) -> Tensor:
+        other = _operand(other)
+        return self._inplace("sub_", self._data - (other * alpha if alpha != 1 else other))
 
     def mul_(self, other) -> Tensor:
-        self._check_inplace("mul_")
-        self.data *= other.data if isinstance(other, Tensor) else other
-        return self
+        return self._inplace("mul_", self._data * _operand(other))
+
+    def div_(self, other) -> Tensor:
+        if self._data.dtype.kind != "f":
+            raise RuntimeError(f"div_: result type float can't be cast to {self._data.dtype}")
+        return self._inplace("div_", self._data / _operand(other))
+
+    def clamp_(self, min=None, max=None) -> Tensor:  # noqa: A002  (PyTorch's names)
+        if min is None and max is None:
+            raise ValueError("clamp_: at least one of min and max must be given")
+        lo = None if min is None else _operand(min)
+        hi = None if max is None else _operand(max)
+        return self._inplace("clamp_", np.clip(self._data, lo, hi))
+
+    clip_ = clamp_
+
+    def masked_fill_(self, mask, value) -> Tensor:
+        mask = _operand(mask)
+        if np.asarray(mask).dtype != np.bool_:
+            raise TypeError(
+                f"masked_fill_: mask must be a bool tensor, got {np.asarray(mask).dtype}"
+            )
+        return self._inplace("masked_fill_", np.where(mask, _operand(value), self._data))
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+        gen = generator or _random.default_generator()
+        return self._inplace("uniform_", gen.uniform(a, b, self._data.shape))
+
+    # ``t += x`` is in place (as in PyTorch) on a tensor outside the graph; on one that
+    # requires grad while recording, it is the out-of-place ``t = t + x`` (PyTorch
+    # records an in-place node there; minigrad's graph has none).
+    def __iadd__(self, other):
+        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
+            return self + other
+        return self.add_(other)
+
+    def __isub__(self, other):
+        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
+            return self - other
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
+            return self * other
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
+            return self / other
+        return self.div_(other)
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+        gen = generator or _random.default_generator()
+        return self._inplace("normal_", gen.normal(mean, std, self._data.shape))
 
 
 # ---------------------------------------------------------------------- helpers
+def _operand(x):
+    """The array (or number) behind an in-place method's argument."""
+    return x._data if isinstance(x, Tensor) else x
+
+
 def _compare(ufunc, a, b) -> Tensor:
-    b = b.data if isinstance(b, Tensor) else b
+    b = b._data if isinstance(b, Tensor) else b
     try:
-        return Tensor._make(ufunc(a.data, b), False, None)
+        return Tensor._make(ufunc(a._data, b), False, None)
     except ValueError:
         raise ValueError(
-            f"{ufunc.__name__}: shapes {_shape_str(a.data.shape)} and "
+            f"{ufunc.__name__}: shapes {_shape_str(a._data.shape)} and "
             f"{_shape_str(np.shape(b))} cannot be broadcast together"
         ) from None
 
 
 def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
     if dim is None:
-        idx = np.asarray(fn(x.data))
+        idx = np.asarray(fn(x._data))
         if keepdim:
-            idx = idx.reshape((1,) * x.data.ndim)
+            idx = idx.reshape((1,) * x._data.ndim)
     else:
-        (d,) = R.normalize_dims(dim, x.data.ndim)
-        idx = fn(x.data, axis=d)
+        (d,) = R.normalize_dims(dim, x._data.ndim)
+        idx = fn(x._data, axis=d)
         if keepdim:
             idx = np.expand_dims(idx, d)
     return Tensor._make(np.asarray(idx, dtype=np.int64), False, None)
@@ -810,7 +923,7 @@ def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
     """
     if isinstance(scalar, np.generic):
         scalar = scalar.item()
-    kind = t.data.dtype.kind
+    kind = t._data.dtype.kind
     if kind in "iub" and (to_float or isinstance(scalar, float)):
         t = t.to(dtypes.default_float)
     elif kind == "b" and not isinstance(scalar, bool):  # bool tensor + 2 -> int64
@@ -819,7 +932,7 @@ def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
 
 
 def _floating(t: Tensor) -> Tensor:
-    return t if t.data.dtype.kind == "f" else t.to(dtypes.default_float)
+    return t if t._data.dtype.kind == "f" else t.to(dtypes.default_float)
 
 
 def _cast_scalar(value, dtype: np.dtype):

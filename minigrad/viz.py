@@ -38,7 +38,7 @@ def _shape_str(shape) -> str:
 
 def _label(obj, names: dict) -> str:
     if isinstance(obj, Tensor):
-        return f"{names.get(id(obj), 'leaf')} {_shape_str(obj.data.shape)}"
+        return f"{names.get(id(obj), 'leaf')} {_shape_str(obj._data.shape)}"
     return f"{obj.name()} -> {_shape_str(obj._shape)}"
 
 
@@ -102,19 +102,19 @@ def gradient_norms(tensor: Tensor, gradient=None) -> dict:
     ``{(id(producer), id(consumer), k): norm}`` where the edge is the consumer's k-th input.
     """
     if gradient is None:
-        if tensor.data.size != 1:
+        if tensor._data.size != 1:
             raise ValueError(
                 f"gradient_norms: pass gradient= for a non-scalar tensor of shape "
-                f"{_shape_str(tensor.data.shape)}"
+                f"{_shape_str(tensor._data.shape)}"
             )
-        gradient = Tensor._make(np.ones_like(tensor.data), False, None)
+        gradient = Tensor._make(np.ones_like(tensor._data), False, None)
     norms = {}
 
     def observe(node, grads):
         for k, (nxt, g) in enumerate(zip(node.next_functions, grads)):
             if nxt is not None and g is not None:
                 # a backward may return arrays as well as tensors
-                array = g.data if isinstance(g, Tensor) else np.asarray(g)
+                array = g._data if isinstance(g, Tensor) else np.asarray(g)
                 norms[(id(nxt), id(node), k)] = float(np.linalg.norm(array.astype(np.float64)))
 
     run_backward([tensor], [gradient], True, False, inputs=[], observe=observe)
@@ -134,7 +134,7 @@ def to_dot(
         if isinstance(obj, Tensor):
             name = names.get(id(obj), "leaf")
             style = 'shape=box, style="rounded,filled", fillcolor="#dbeafe"'
-            text = f"{name}\\n{_shape_str(obj.data.shape)}"
+            text = f"{name}\\n{_shape_str(obj._data.shape)}"
         else:
             style = 'shape=box, style=filled, fillcolor="#f3f4f6"'
             text = f"{obj.name()}\\n{_shape_str(obj._shape)}"

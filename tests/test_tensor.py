@@ -13,7 +13,7 @@ def test_array_properties():
     assert x.shape == (2, 3, 4) and x.ndim == 3 and x.dim() == 3
     assert x.size() == (2, 3, 4) and x.size(1) == 3 and x.size(-1) == 4
     assert x.numel() == 24 and len(x) == 2 and x.dtype == mg.float64
-    assert x.device == "cpu" and x.numpy() is x.data
+    assert x.device == "cpu" and x.numpy() is x.numpy()
     with pytest.raises(IndexError, match="out of range"):
         x.size(3)
 
@@ -37,7 +37,7 @@ def test_iteration_yields_differentiable_rows():
     rows = list(x)
     assert len(rows) == 3 and rows[1].tolist() == [2.0, 3.0]
     sum(r.sum() * (i + 1) for i, r in enumerate(rows)).backward()
-    np.testing.assert_array_equal(x.grad.data, [[1, 1], [2, 2], [3, 3]])
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 1], [2, 2], [3, 3]])
 
 
 def test_repr_shows_dtype_and_graph_state():
@@ -94,16 +94,16 @@ def test_detach_shares_data_and_cuts_the_graph():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     y = x * 3
     d = y.detach()
-    assert d.data is y.data and not d.requires_grad and d.grad_fn is None
+    assert d.numpy() is y.numpy() and not d.requires_grad and d.grad_fn is None
     (d * x).sum().backward()  # d is a constant
-    np.testing.assert_array_equal(x.grad.data, d.data)
+    np.testing.assert_array_equal(x.grad.numpy(), d.numpy())
 
 
 def test_deepcopy_of_leaf_and_non_leaf():
     x = mg.tensor([1.0, 2.0], requires_grad=True)
     c = copy.deepcopy(x)
-    assert c is not x and c.requires_grad and c.data is not x.data
-    np.testing.assert_array_equal(c.data, x.data)
+    assert c is not x and c.requires_grad and c.numpy() is not x.numpy()
+    np.testing.assert_array_equal(c.numpy(), x.numpy())
     with pytest.raises(RuntimeError, match="leaf"):
         copy.deepcopy(x * 2)
 
@@ -123,9 +123,9 @@ def test_comparisons_against_torch(rng, torch):
         y = getattr(ours[0], name)(ours[1])
         ref = getattr(theirs[0], name)(theirs[1])
         assert y.dtype == mg.bool and not y.requires_grad
-        np.testing.assert_array_equal(y.data, ref.numpy())
+        np.testing.assert_array_equal(y.numpy(), ref.numpy())
         np.testing.assert_array_equal(
-            getattr(ours[0], name)(1.0).data, getattr(theirs[0], name)(1.0).numpy()
+            getattr(ours[0], name)(1.0).numpy(), getattr(theirs[0], name)(1.0).numpy()
         )
 
 
@@ -184,4 +184,4 @@ def test_to_clone_contiguous_cpu():
     assert x.to(device="cpu") is x
     with pytest.raises(TypeError, match="unexpected"):
         x.to(mg.float64, copy=True)
-    assert mg.is_tensor(x) and not mg.is_tensor(x.data)
+    assert mg.is_tensor(x) and not mg.is_tensor(x.numpy())

@@ -37,23 +37,23 @@ def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
                 "that the computation did not run under mg.no_grad() or detach()."
             )
         if g is None:
-            if out.data.size != 1:
+            if out._data.size != 1:
                 raise RuntimeError(
                     f"{what}: grad can be implicitly created only for scalar outputs, but "
-                    f"output {i} has shape {_shape_str(out.data.shape)}. Pass the gradient "
+                    f"output {i} has shape {_shape_str(out._data.shape)}. Pass the gradient "
                     "of the loss with respect to it (gradient=... / grad_outputs=...), or "
                     "reduce it to a scalar first (e.g. .sum())."
                 )
-            g = Tensor._make(np.ones(out.data.shape, dtype=out.data.dtype), False, None)
+            g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype), False, None)
         else:
             g = as_tensor(g)
-            if g.data.shape != out.data.shape:
+            if g._data.shape != out._data.shape:
                 raise RuntimeError(
-                    f"{what}: gradient for output {i} has shape {_shape_str(g.data.shape)}, "
-                    f"but the output has shape {_shape_str(out.data.shape)}"
+                    f"{what}: gradient for output {i} has shape {_shape_str(g._data.shape)}, "
+                    f"but the output has shape {_shape_str(out._data.shape)}"
                 )
-            if g.data.dtype != out.data.dtype:
-                g = g.to(out.data.dtype)
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out._data.dtype)
         seeds.append(g)
     return seeds
 

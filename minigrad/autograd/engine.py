@@ -169,11 +169,13 @@ def run_backward(
                 if isinstance(nxt, Tensor):  # a leaf: its .grad is written at the end
                     if g is not None:
                         _add_to(
-                            leaf_grads, nxt, _check_grad(node, i, g, nxt.data.shape, nxt.data.dtype)
+                            leaf_grads,
+                            nxt,
+                            _check_grad(node, i, g, nxt._data.shape, nxt._data.dtype),
                         )
                     continue
                 if g is not None:
-                    gd = g.data
+                    gd = g._data
                     if gd.shape != nxt._shape or gd.dtype != nxt._dtype:
                         g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
                     old = buffers.get(nxt)
@@ -211,10 +213,10 @@ def _accumulate_leaf(leaf, g, create_graph: bool) -> None:
         leaf._grad = _own(g, create_graph)
     elif create_graph:
         leaf._grad = old + g
-    elif old.grad_fn is None and old.data.flags.writeable:
-        old.data += g.data
+    elif old.grad_fn is None and old._data.flags.writeable:
+        old._data += g._data
     else:
-        leaf._grad = Tensor._make(old.data + g.data, False, None)
+        leaf._grad = Tensor._make(old._data + g._data, False, None)
 
 
 def _retain(node, grad, create_graph: bool) -> None:
@@ -232,7 +234,7 @@ def _own(g, create_graph: bool):
     optimizers). With ``create_graph`` the copy is differentiable (``clone``)."""
     from minigrad.tensor import Tensor
 
-    return g.clone() if create_graph else Tensor._make(g.data.copy(), False, None)
+    return g.clone() if create_graph else Tensor._make(g._data.copy(), False, None)
 
 
 def mark_retained(tensor) -> None:

@@ -22,7 +22,7 @@ an instance of ``Cube`` that remembers the inputs' places in the graph
 (``None`` for arguments that are not tensors or need no gradient).
 
 ``forward`` receives the tensors themselves; it may return a ``Tensor`` or a
-``numpy.ndarray`` (built-in operations work on ``x.data`` and return arrays).
+``numpy.ndarray`` (built-in operations work on ``x._data`` and return arrays).
 ``backward`` is written with Tensor operations, so that with ``create_graph=True``
 the gradient it returns is itself part of a graph and can be differentiated again.
 
@@ -48,15 +48,35 @@ class _SavedOutput:
     """A saved reference to the Function's own output, kept as a bare array.
 
     Saving the output tensor itself would make a reference cycle
-    (output -> grad_fn -> saved output). Instead the array is kept and, when the
-    backward reads it, a tensor is rebuilt whose ``grad_fn`` is this node, so that
-    second-order gradients still flow through it.
+    (output -> grad_fn -> saved output). Instead the array is kept (with the output's
+    version counter) and, when the backward reads it, a tensor is rebuilt whose
+    ``grad_fn`` is this node, so that second-order gradients still flow through it.
     """
 
-    __slots__ = ("data",)
+    __slots__ = ("_data", "_version")
 
-    def __init__(self, data: np.ndarray):
-        self.data = data
+    def __init__(self, data: np.ndarray, version: list):
+        self._data = data
+        self._version = version
+
+
+def _version_of(t) -> int:
+    """The in-place version of a tensor (or a saved output): 0 until it is modified."""
+    v = t._version
+    return 0 if v is None else v[0]
+
+
+def _check_versions(ctx, saved, versions) -> None:
+    """Raise, as PyTorch does, if a saved tensor was modified in place after it was saved."""
+    for s, v in zip(saved, versions):
+        if v is not None and _version_of(s) != v:
+            shape = "[" + ", ".join(str(n) for n in s._data.shape) + "]"
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{s._data.dtype} tensor of shape {shape}], the input of "
+                f"{ctx.name()}, is at version {_version_of(s)}; expected version {v} instead. "
+                "Hint: do the in-place change after backward(), or on a clone()."
+            )
 
 
 class Function:
@@ -71,6 +91,7 @@ class Function:
 
     # Class-level defaults; a node sets its own values in ``apply``.
     _saved = ()
+    _saved_versions = ()
     _freed = False
     _retained = None  # weakref to the output tensor when it called retain_grad()
     needs_input_grad: tuple = ()
@@ -86,14 +107,22 @@ class Function:
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
     def save_for_backward(self, *tensors) -> None:
-        """Keep tensors (inputs, or the output) for ``backward``; freed after it runs."""
+        """Keep tensors (inputs, or the output) for ``backward``; freed after it runs.
+
+        Each tensor's version is recorded: modifying one in place before the backward
+        reads it raises there instead of giving a wrong gradient.
+        """
         self._saved = tensors
+        self._saved_versions = tuple(
+            [_version_of(t) if type(t) in _TENSOR_TYPES else None for t in tensors]
+        )
 
     @property
     def saved_tensors(self) -> tuple:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
         saved = self._saved
+        _check_versions(self, saved, self._saved_versions)
         for s in saved:
             if type(s) is _SavedOutput:
                 return tuple(self._unpack(s) for s in saved)
@@ -102,7 +131,7 @@ class Function:
     def _unpack(self, s):
         if type(s) is not _SavedOutput:
             return s
-        return Tensor._make(s.data, True, self)
+        return Tensor._make(s._data, True, self)
 
     def _release(self) -> None:
         """Free what was saved for backward (called by the engine after backward)."""
@@ -131,7 +160,7 @@ class Function:
             _state.enabled = True
         if True not in needs:
             return _wrap(result)
-        data = result.data if type(result) in _TENSOR_TYPES else result
+        data = result._data if type(result) in _TENSOR_TYPES else result
         if type(data) is not _ndarray:
             data = np.asarray(data)
         if data.dtype.kind != "f":  # integer or bool results carry no gradient
@@ -140,14 +169,21 @@ class Function:
         ctx.next_functions = tuple([(a.grad_fn or a) if n else None for a, n in zip(args, needs)])
         ctx._shape = data.shape
         ctx._dtype = data.dtype
+        out = _new(Tensor)
+        out._version = None
         saved = ctx._saved
         if saved:
             for s in saved:
                 if s is result:
-                    ctx._saved = tuple([_SavedOutput(data) if s is result else s for s in saved])
+                    out._version = [0]
+                    ctx._saved = tuple(
+                        [_SavedOutput(data, out._version) if s is result else s for s in saved]
+                    )
+                    ctx._saved_versions = tuple(
+                        [0 if s is result else v for s, v in zip(saved, ctx._saved_versions)]
+                    )
                     break
-        out = _new(Tensor)
-        out.data = data
+        out._data = data
         out._grad = None
         out._requires_grad = True
         out.grad_fn = ctx
@@ -165,7 +201,8 @@ def _wrap(result):
             return result
         result = np.asarray(result)  # NumPy reductions return scalars, not 0-d arrays
     t = _new(Tensor)
-    t.data = result
+    t._data = result
+    t._version = None
     t._grad = None
     t._requires_grad = False
     t.grad_fn = None

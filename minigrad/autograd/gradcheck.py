@@ -176,7 +176,7 @@ def gradgradcheck(
             )
         cotangents = []
         for j, g in zip(positions, grad_outputs):
-            data = np.array(getattr(g, "data", g), dtype=outputs[j].dtype)
+            data = np.array(getattr(g, "_data", g), dtype=outputs[j].dtype)
             if data.shape != outputs[j].shape:
                 raise ValueError(
                     f"gradgradcheck: grad_outputs for output {j} has shape {list(data.shape)}, "
@@ -328,7 +328,7 @@ def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | N
         given = autograd_grad(
             selected,
             tensors,
-            [Tensor._make(v.data, False, None) for v in cotangents],
+            [Tensor._make(v._data, False, None) for v in cotangents],
             retain_graph=True,
             allow_unused=True,
         )
@@ -340,9 +340,9 @@ def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | N
 
     def size(grads, vs):
         g = np.sqrt(
-            sum(float(np.sum(x.data.astype(np.float64) ** 2)) for x in grads if x is not None)
+            sum(float(np.sum(x._data.astype(np.float64) ** 2)) for x in grads if x is not None)
         )
-        v = np.sqrt(sum(float(np.sum(x.data.astype(np.float64) ** 2)) for x in vs))
+        v = np.sqrt(sum(float(np.sum(x._data.astype(np.float64) ** 2)) for x in vs))
         return g / v if v > 0 else 0.0
 
     seen, reference = size(given, cotangents), size(random, probe)

@@ -35,7 +35,7 @@ class AnalyticalJacobian:
         self.evaluator, self.checked, self.tensors = evaluator, checked, tensors
         self.options = options
         self.supports = supports
-        self.jac = [np.zeros((evaluator.size, t.data.size)) for t in tensors]
+        self.jac = [np.zeros((evaluator.size, t._data.size)) for t in tensors]
         self.compressed = [False] * len(checked)
 
     def compute(self) -> None:
@@ -62,13 +62,13 @@ class AnalyticalJacobian:
             if group.size == 1:
                 for i, g in enumerate(grads):
                     if g is not None:
-                        self.jac[i][start + group[0]] = g.data.reshape(-1)
+                        self.jac[i][start + group[0]] = g._data.reshape(-1)
                 continue
             self.compressed[n] = True
             for i, g in enumerate(grads):
                 if g is None:
                     continue
-                vec = g.data.reshape(-1)
+                vec = g._data.reshape(-1)
                 sub = supports[i][group]  # (len(group), n_in_i), disjoint rows
                 owned = sub.any(axis=0)
                 owner = group[np.argmax(sub, axis=0)]
@@ -83,19 +83,19 @@ class AnalyticalJacobian:
         for r in row_list:
             grads = self._backward(out, _unit_seed(out, [r]))
             for i, g in enumerate(grads):
-                self.jac[i][rows.start + r] = 0.0 if g is None else g.data.reshape(-1)
+                self.jac[i][rows.start + r] = 0.0 if g is None else g._data.reshape(-1)
 
     def recompute_exactly(self, n) -> None:
         """Row by row, no compression (after a failed consistency probe)."""
         out = self.checked[n]
-        self._exact_rows(n, out, range(out.data.size))
+        self._exact_rows(n, out, range(out._data.size))
         self.compressed[n] = False
 
 
 def _unit_seed(out, rows) -> np.ndarray:
     """A cotangent of ones at ``rows`` (flat indices), zeros elsewhere. A new array each
     time: the engine may hand the seed itself back as a gradient (an add does)."""
-    seed = np.zeros(out.data.size, dtype=out.dtype)
+    seed = np.zeros(out._data.size, dtype=out.dtype)
     seed[rows] = 1
     return seed.reshape(out.shape)
 
@@ -135,7 +135,7 @@ def backward_consistency(evaluate, evaluator, checked, tensors, jacobian, option
     rng = np.random.default_rng(options.seed + 7919)
     failures = {}
     for n, out in enumerate(checked):
-        if not out.requires_grad or out.data.size == 0:
+        if not out.requires_grad or out._data.size == 0:
             continue
         v = Tensor._make(rng.standard_normal(out.shape).astype(out.dtype), False, None)
         first = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
@@ -157,7 +157,7 @@ def backward_consistency(evaluate, evaluator, checked, tensors, jacobian, option
                         f"{evaluator.positions[n]} with respect to input {i} changed by "
                         f"{spread:.3g} when run again {how} (nondet_tol={options.nondet_tol:g})."
                     )
-        v64 = v.data.astype(np.float64).reshape(-1)
+        v64 = v._data.astype(np.float64).reshape(-1)
         mismatch = _probe(evaluator, n, first, tensors, jacobian, v64, options.atol)
         if mismatch and jacobian.compressed[n]:
             jacobian.recompute_exactly(n)
@@ -201,8 +201,8 @@ def _probe(evaluator, n, direct_grads, tensors, jacobian, v64, atol) -> dict:
 
 def _dense(g, tensor) -> np.ndarray:
     if g is None:
-        return np.zeros(tensor.data.size)
-    return g.data.reshape(-1).astype(np.float64)
+        return np.zeros(tensor._data.size)
+    return g._data.reshape(-1).astype(np.float64)
 
 
 def max_difference(a: np.ndarray, b: np.ndarray) -> float:

@@ -17,7 +17,7 @@ finite differences, and decides. The steps of a full check:
 Fast mode replaces 2-4 with random projections (``gradcheck_fast``).
 
 Targets are perturbed in place through a private copy of their data that replaces
-``tensor.data`` for the duration of the check; the original arrays are put back
+``tensor._data`` for the duration of the check; the original arrays are put back
 afterwards, untouched.
 """
 
@@ -75,12 +75,12 @@ def private_copies(targets):
         for t in targets:
             tensor = t.tensor
             if id(tensor) not in originals:
-                originals[id(tensor)] = (tensor, tensor.data)
-                tensor.data = np.array(tensor.data, copy=True, order="C")
+                originals[id(tensor)] = (tensor, tensor._data)
+                tensor._data = np.array(tensor._data, copy=True, order="C")
         yield
     finally:
         for tensor, data in originals.values():
-            tensor.data = data
+            tensor._data = data
 
 
 def run_check(evaluate, targets, options: Options, kind: str, output_names=None):
@@ -88,7 +88,7 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
 
     Args:
         evaluate: a function of no arguments that runs the checked computation (it
-            reads the targets' ``.data``).
+            reads the targets' ``._data``).
         targets: the ``Target`` tensors to differentiate with respect to.
         options: tolerances, step and mode.
         kind: the check's name in the report.
@@ -143,17 +143,17 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
 def _full(evaluate, evaluator, checked, targets, steps, base, names, options, problems):
     tensors = [t.tensor for t in targets]
     for t in targets:
-        entries = t.tensor.data.size * evaluator.size
+        entries = t.tensor._data.size * evaluator.size
         if entries > MAX_FULL_ENTRIES:
             raise ValueError(
                 f"gradcheck: the Jacobian of the outputs ({evaluator.size} elements) with "
-                f"respect to {t.name} ({t.tensor.data.size} elements) has {entries} "
+                f"respect to {t.name} ({t.tensor._data.size} elements) has {entries} "
                 "entries, too many for a full check; use fast_mode=True"
             )
     rng = np.random.default_rng(options.seed)
     # Numerical first (steps +-h): it is the reference, and its sparsity lets the
     # analytical Jacobian be computed with one backward per group of unrelated rows.
-    stencils = [Stencil(evaluator, t.tensor.data, h, base) for t, h in zip(targets, steps)]
+    stencils = [Stencil(evaluator, t.tensor._data, h, base) for t, h in zip(targets, steps)]
     supports = [s.support() for s in stencils]
     jacobian = AnalyticalJacobian(evaluator, checked, tensors, supports, options)
     try:

@@ -37,7 +37,7 @@ def fast_check(evaluator, checked, targets, steps, base, names, options, problem
         block = evaluator.block(n)
         cot[:, block] = cot[:, block].astype(out.dtype).astype(np.float64)
     # Analytical: one backward per direction and output gives J^T v for every input.
-    vjp = [np.zeros((len(checked), n_dir, t.data.size)) for t in tensors]
+    vjp = [np.zeros((len(checked), n_dir, t._data.size)) for t in tensors]
     try:
         for n, out in enumerate(checked):
             if not out.requires_grad:
@@ -49,7 +49,7 @@ def fast_check(evaluator, checked, targets, steps, base, names, options, problem
                 grads = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
                 for i, g in enumerate(grads):
                     if g is not None:
-                        vjp[i][n, d] = g.data.reshape(-1)
+                        vjp[i][n, d] = g._data.reshape(-1)
                 if d == 0:
                     again = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
                     for i, g in enumerate(again):
@@ -66,13 +66,13 @@ def fast_check(evaluator, checked, targets, steps, base, names, options, problem
         return []
     pairs = []
     for i, t in enumerate(targets):
-        size = t.tensor.data.size
+        size = t.tensor._data.size
         directions = rng.standard_normal((n_dir, size))
         values = np.empty((n_dir, 4, evaluator.size))
         shifts = np.empty((n_dir, 4, size))
         for d in range(n_dir):
             values[d], shifts[d] = directional_values(
-                evaluator, t.tensor.data, directions[d], steps[i]
+                evaluator, t.tensor._data, directions[d], steps[i]
             )
         # The realized direction of the central difference at h.
         w = (shifts[:, 0] - shifts[:, 1]) / (2.0 * steps[i])  # (n_dir, n_in)

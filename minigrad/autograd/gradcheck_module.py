@@ -85,13 +85,13 @@ def gradcheck_module(
     modes = [m.training for m in modules]
     params = list(module.named_parameters())
     buffers = list(module.named_buffers())
-    param_state = [(p, p.data, p._grad) for _, p in params]
-    buffer_state = [(b, b.data) for _, b in buffers]
+    param_state = [(p, p._data, p._grad) for _, p in params]
+    buffer_state = [(b, b._data) for _, b in buffers]
     rng_state = get_rng_state()
     try:
         if dtype is not None:
             module.to(dtype)
-        snapshot = [(b, b.data.copy()) for _, b in buffers]
+        snapshot = [(b, b._data.copy()) for _, b in buffers]
         module.train(train)
         if not dropout:
             for m in modules:
@@ -101,11 +101,11 @@ def gradcheck_module(
         targets = []
         for i, x in enumerate(inputs):
             if isinstance(x, Tensor) and x.dtype.kind == "f" and check_inputs:
-                data = x.data if dtype is None else x.data.astype(dtype)
+                data = x._data if dtype is None else x._data.astype(dtype)
                 x = Tensor(data, requires_grad=True)
                 targets.append(Target(x, f"input {i}", i))
             elif isinstance(x, Tensor) and x.dtype.kind == "f" and dtype is not None:
-                x = Tensor._make(x.data.astype(dtype), False, None)
+                x = Tensor._make(x._data.astype(dtype), False, None)
             args.append(x)
         for k, (name, p) in enumerate(params):
             if p.requires_grad:
@@ -118,7 +118,7 @@ def gradcheck_module(
 
         def evaluate():
             for b, saved in snapshot:
-                b.data = saved.copy()
+                b._data = saved.copy()
             set_rng_state(rng_state)
             return module(*args)
 
@@ -128,9 +128,9 @@ def gradcheck_module(
         for m, mode in zip(modules, modes):
             object.__setattr__(m, "training", mode)
         for p, data, grad in param_state:
-            p.data, p._grad = data, grad
+            p._data, p._grad = data, grad
         for b, data in buffer_state:
-            b.data = data
+            b._data = data
         set_rng_state(rng_state)
     return finish(result, raise_exception, return_result, stacklevel=2)
 

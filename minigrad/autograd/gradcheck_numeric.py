@@ -107,7 +107,7 @@ class Evaluator:
         if out is None:
             out = np.empty(self.size)
         for n, j in enumerate(self.positions):
-            data = getattr(outputs[j], "data", None) if j < len(outputs) else None
+            data = getattr(outputs[j], "_data", None) if j < len(outputs) else None
             if data is None or data.shape != self.shapes[n]:
                 got = "nothing" if data is None else f"shape {list(data.shape)}"
                 raise RuntimeError(

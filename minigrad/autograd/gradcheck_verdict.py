@@ -238,7 +238,7 @@ def _reason(verdict, status, counts, error, out, target, options, step) -> str:
             "both Jacobians are zero (every entry within atol): a backward that returned "
             "zeros would pass too, so nothing was checked"
         )
-        if out.data.size == 1:
+        if out._data.size == 1:
             text += (
                 ". A scalar such as y.sum() of a normalized y is constant; reduce with "
                 "random weights, (y * w).sum(), or check y itself"
@@ -273,7 +273,7 @@ def _inconclusive_reason(status, error, out, target, what, step) -> str:
                 f"about {_round_up(worst_error)})"
             )
         else:
-            largest = float(np.nanmax(np.abs(out.data))) if out.data.size else 0.0
+            largest = float(np.nanmax(np.abs(out._data))) if out._data.size else 0.0
             if worst_error <= 100 * np.finfo(np.float64).eps * largest / step:
                 text += (
                     f" (rounding of outputs as large as {largest:.2g} limits what a step of "

@@ -169,7 +169,7 @@ def run(args) -> int:
         folder.create(config.to_dict())
         folder.start_log()
         note = "starting"
-    n_params = sum(p.data.size for p in trainer.model.parameters())
+    n_params = sum(p.numpy().size for p in trainer.model.parameters())
     print(
         f"minigrad train: {note} | task {config.task} | {config.n_layers} layers, d_model "
         f"{config.d_model}, {config.n_heads} heads, {config.norm_placement}-{config.norm}norm | "

@@ -19,9 +19,9 @@ from minigrad.functions.indexing import Where
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.shapes = (a.data.shape, b.data.shape)
+        ctx.shapes = (a._data.shape, b._data.shape)
         try:
-            return a.data + b.data
+            return a._data + b._data
         except ValueError:
             raise broadcast_error("add", a, b) from None
 
@@ -38,9 +38,9 @@ class Add(Function):
 class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
-        ctx.shapes = (a.data.shape, b.data.shape)
+        ctx.shapes = (a._data.shape, b._data.shape)
         try:
-            return a.data - b.data
+            return a._data - b._data
         except ValueError:
             raise broadcast_error("sub", a, b) from None
 
@@ -59,7 +59,7 @@ class Mul(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return a.data * b.data
+            return a._data * b._data
         except ValueError:
             raise broadcast_error("mul", a, b) from None
 
@@ -68,8 +68,8 @@ class Mul(Function):
         a, b = ctx.saved_tensors
         a_needs, b_needs = ctx.needs_input_grad
         return (
-            unbroadcast(g * b, a.data.shape) if a_needs else None,
-            unbroadcast(g * a, b.data.shape) if b_needs else None,
+            unbroadcast(g * b, a._data.shape) if a_needs else None,
+            unbroadcast(g * a, b._data.shape) if b_needs else None,
         )
 
 
@@ -78,7 +78,7 @@ class Div(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return a.data / b.data
+            return a._data / b._data
         except ValueError:
             raise broadcast_error("div", a, b) from None
 
@@ -88,8 +88,8 @@ class Div(Function):
         a_needs, b_needs = ctx.needs_input_grad
         ga = g / b
         return (
-            unbroadcast(ga, a.data.shape) if a_needs else None,
-            unbroadcast(-ga * a / b, b.data.shape) if b_needs else None,
+            unbroadcast(ga, a._data.shape) if a_needs else None,
+            unbroadcast(-ga * a / b, b._data.shape) if b_needs else None,
         )
 
 
@@ -100,7 +100,7 @@ class Pow(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return a.data**b.data
+            return a._data**b._data
         except ValueError:
             raise broadcast_error("pow", a, b) from None
 
@@ -112,13 +112,13 @@ class Pow(Function):
         if a_needs:
             # b a^(b-1) is 0 where b == 0, also at a == 0 (where a^(b-1) = inf): there the
             # exponent is swapped for 1, so the product is 0 * a = 0 and no inf is formed.
-            exponent = Where.apply(b.data == 0, 1.0, b - 1.0)
-            ga = unbroadcast(g * b * a**exponent, a.data.shape)
+            exponent = Where.apply(b._data == 0, 1.0, b - 1.0)
+            ga = unbroadcast(g * b * a**exponent, a._data.shape)
         if b_needs:
             # a^b log a; where a == 0 the product's limit is 0 (for b > 0), so log a
             # is replaced by log 1 there instead of -inf.
-            log_a = Where.apply(a.data != 0, a, 1.0).log()
-            gb = unbroadcast(g * (a**b) * log_a, b.data.shape)
+            log_a = Where.apply(a._data != 0, a, 1.0).log()
+            gb = unbroadcast(g * (a**b) * log_a, b._data.shape)
         return ga, gb
 
 
@@ -126,7 +126,7 @@ class Pow(Function):
 class AddScalar(Function):
     @staticmethod
     def forward(ctx, a, c):
-        return a.data + c
+        return a._data + c
 
     @staticmethod
     def backward(ctx, g):
@@ -137,7 +137,7 @@ class MulScalar(Function):
     @staticmethod
     def forward(ctx, a, c):
         ctx.c = c
-        return a.data * c
+        return a._data * c
 
     @staticmethod
     def backward(ctx, g):
@@ -148,7 +148,7 @@ class DivScalar(Function):
     @staticmethod
     def forward(ctx, a, c):
         ctx.c = c
-        return a.data / c
+        return a._data / c
 
     @staticmethod
     def backward(ctx, g):
@@ -160,7 +160,7 @@ class RSubScalar(Function):
 
     @staticmethod
     def forward(ctx, a, c):
-        return c - a.data
+        return c - a._data
 
     @staticmethod
     def backward(ctx, g):
@@ -174,7 +174,7 @@ class RDivScalar(Function):
     def forward(ctx, a, c):
         ctx.save_for_backward(a)
         ctx.c = c
-        return c / a.data
+        return c / a._data
 
     @staticmethod
     def backward(ctx, g):
@@ -189,7 +189,7 @@ class PowScalar(Function):
     def forward(ctx, a, c):
         ctx.save_for_backward(a)
         ctx.c = c
-        return a.data**c
+        return a._data**c
 
     @staticmethod
     def backward(ctx, g):
@@ -207,11 +207,11 @@ class RPowScalar(Function):
 
     @staticmethod
     def forward(ctx, a, c):
-        y = c**a.data
+        y = c**a._data
         ctx.save_for_backward(y)
         ctx.c = c
         # 0^a: c^a log c is 0 * -inf for a > 0; its limit (and torch's value) is 0 for a >= 0
-        ctx.flat = (a.data >= 0) if c == 0 else None
+        ctx.flat = (a._data >= 0) if c == 0 else None
         return y
 
     @staticmethod
@@ -225,7 +225,7 @@ class RPowScalar(Function):
 class Neg(Function):
     @staticmethod
     def forward(ctx, a):
-        return -a.data
+        return -a._data
 
     @staticmethod
     def backward(ctx, g):
@@ -244,17 +244,17 @@ class MatMul(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return np.matmul(a.data, b.data)
+            return np.matmul(a._data, b._data)
         except ValueError:
-            raise _matmul_error(a.data.shape, b.data.shape) from None
+            raise _matmul_error(a._data.shape, b._data.shape) from None
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
         a_needs, b_needs = ctx.needs_input_grad
         return (
-            unbroadcast(g @ b.mT, a.data.shape) if a_needs else None,
-            unbroadcast(a.mT @ g, b.data.shape) if b_needs else None,
+            unbroadcast(g @ b.mT, a._data.shape) if a_needs else None,
+            unbroadcast(a.mT @ g, b._data.shape) if b_needs else None,
         )
 
 
@@ -276,37 +276,37 @@ def matmul(a, b):
 
     a = as_tensor(a)
     b = as_tensor(b)
-    if a.data.ndim == 0 or b.data.ndim == 0:
+    if a._data.ndim == 0 or b._data.ndim == 0:
         raise ValueError(
             f"matmul: both arguments need at least 1 dimension, got shapes "
-            f"{shape_str(a.data.shape)} and {shape_str(b.data.shape)}"
+            f"{shape_str(a._data.shape)} and {shape_str(b._data.shape)}"
         )
-    if a.data.ndim >= 2 and b.data.ndim >= 2:
+    if a._data.ndim >= 2 and b._data.ndim >= 2:
         a, b = promote(a, b)
         return MatMul.apply(a, b)
-    if a.data.ndim == 1 and b.data.ndim == 1:
-        if a.data.shape != b.data.shape:
-            raise _matmul_error(a.data.shape, b.data.shape)
+    if a._data.ndim == 1 and b._data.ndim == 1:
+        if a._data.shape != b._data.shape:
+            raise _matmul_error(a._data.shape, b._data.shape)
         a, b = promote(a, b)
         return MatMul.apply(a.reshape(1, -1), b.reshape(-1, 1)).reshape(())
-    if a.data.ndim == 1:
-        if a.data.shape[0] != b.data.shape[-2]:
-            raise _matmul_error(a.data.shape, b.data.shape)
+    if a._data.ndim == 1:
+        if a._data.shape[0] != b._data.shape[-2]:
+            raise _matmul_error(a._data.shape, b._data.shape)
         a, b = promote(a, b)
         out = MatMul.apply(a.reshape(1, -1), b)
-        return out.reshape(out.data.shape[:-2] + out.data.shape[-1:])
-    if a.data.shape[-1] != b.data.shape[0]:
-        raise _matmul_error(a.data.shape, b.data.shape)
+        return out.reshape(out._data.shape[:-2] + out._data.shape[-1:])
+    if a._data.shape[-1] != b._data.shape[0]:
+        raise _matmul_error(a._data.shape, b._data.shape)
     a, b = promote(a, b)
-    return MatMul.apply(a, b.reshape(-1, 1)).reshape(a.data.shape[:-1])
+    return MatMul.apply(a, b.reshape(-1, 1)).reshape(a._data.shape[:-1])
 
 
 # ------------------------------------------------------------------------------- casts
 class Cast(Function):
     @staticmethod
     def forward(ctx, a, dtype):
-        ctx.in_dtype = a.data.dtype
-        return a.data.astype(dtype)
+        ctx.in_dtype = a._data.dtype
+        return a._data.astype(dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -316,7 +316,7 @@ class Cast(Function):
 class Clone(Function):
     @staticmethod
     def forward(ctx, a):
-        return a.data.copy()
+        return a._data.copy()
 
     @staticmethod
     def backward(ctx, g):
@@ -346,15 +346,15 @@ def promote(a, b):
     within a category a 0-dim tensor does not widen a dimensioned tensor
     (float32 tensor * float64 0-dim tensor -> float32).
     """
-    da, db = a.data.dtype, b.data.dtype
+    da, db = a._data.dtype, b._data.dtype
     if da is db or da == db:
         return a, b
     ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
     if ca != cb:
         target = da if ca > cb else db
-    elif a.data.ndim == 0 and b.data.ndim > 0:
+    elif a._data.ndim == 0 and b._data.ndim > 0:
         target = db
-    elif b.data.ndim == 0 and a.data.ndim > 0:
+    elif b._data.ndim == 0 and a._data.ndim > 0:
         target = da
     else:
         target = np.promote_types(da, db)

@@ -19,8 +19,8 @@ def shape_str(shape) -> str:
 def broadcast_error(op: str, a, b) -> ValueError:
     """The error for two operands whose shapes do not broadcast, naming both shapes."""
     return ValueError(
-        f"{op}: operands with shapes {shape_str(np.shape(a.data))} and "
-        f"{shape_str(np.shape(b.data))} cannot be broadcast together"
+        f"{op}: operands with shapes {shape_str(np.shape(a._data))} and "
+        f"{shape_str(np.shape(b._data))} cannot be broadcast together"
     )
 
 
@@ -36,9 +36,9 @@ def broadcast_axes(grad_shape: tuple, shape: tuple) -> tuple:
 
 def unbroadcast(grad, shape: tuple):
     """Sum ``grad`` (a Tensor) over broadcast dimensions so that it has ``shape``."""
-    if grad.data.shape == shape:
+    if grad._data.shape == shape:
         return grad
-    axes = broadcast_axes(grad.data.shape, shape)
+    axes = broadcast_axes(grad._data.shape, shape)
     if axes:
         grad = grad.sum(axes)
     return grad.reshape(shape)

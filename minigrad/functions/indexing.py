@@ -27,7 +27,7 @@ def normalize_index(key):
     advanced = False
     for k in key:
         if isinstance(k, Tensor):
-            k = k.data
+            k = k._data
         elif isinstance(k, list):
             k = np.asarray(k)
         if isinstance(k, np.ndarray):
@@ -45,13 +45,13 @@ def normalize_index(key):
 class Index(Function):
     @staticmethod
     def forward(ctx, x, key, advanced):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.key, ctx.advanced = key, advanced
         try:
-            return x.data[key]
+            return x._data[key]
         except IndexError as e:
             raise IndexError(
-                f"index {key!r} into a tensor of shape {list(x.data.shape)}: {e}"
+                f"index {key!r} into a tensor of shape {list(x._data.shape)}: {e}"
             ) from None
 
     @staticmethod
@@ -65,11 +65,11 @@ class IndexAdd(Function):
     @staticmethod
     def forward(ctx, g, shape, key, advanced):
         ctx.key, ctx.advanced = key, advanced
-        out = np.zeros(shape, dtype=g.data.dtype)
+        out = np.zeros(shape, dtype=g._data.dtype)
         if advanced:
-            np.add.at(out, key, g.data)  # repeated indices accumulate
+            np.add.at(out, key, g._data)  # repeated indices accumulate
         else:
-            out[key] = g.data  # a basic index never repeats an element
+            out[key] = g._data  # a basic index never repeats an element
         return out
 
     @staticmethod
@@ -89,10 +89,10 @@ class Gather(Function):
 
     @staticmethod
     def forward(ctx, x, dim, index):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.full = _along_index(index, dim)
         try:
-            return x.data[ctx.full]
+            return x._data[ctx.full]
         except IndexError as e:
             raise IndexError(f"gather: index out of range for dim {dim}: {e}") from None
 
@@ -107,8 +107,8 @@ class Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.cond = cond
-        a_data = a.data if type(a) in _TENSOR_TYPES else a
-        b_data = b.data if type(b) in _TENSOR_TYPES else b
+        a_data = a._data if type(a) in _TENSOR_TYPES else a
+        b_data = b._data if type(b) in _TENSOR_TYPES else b
         ctx.shapes = (np.shape(a_data), np.shape(b_data))
         try:
             return np.where(cond, a_data, b_data)

@@ -67,9 +67,9 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
-        return np.sum(x.data, axis=dims, keepdims=keepdim)
+        return np.sum(x._data, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, g):
@@ -81,10 +81,10 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
-        ctx.n = int(np.prod([x.data.shape[d] for d in dims]))
-        return np.mean(x.data, axis=dims, keepdims=keepdim)
+        ctx.n = int(np.prod([x._data.shape[d] for d in dims]))
+        return np.mean(x._data, axis=dims, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, g):
@@ -100,10 +100,10 @@ class Var(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim, correction):
         ctx.save_for_backward(x)
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
         ctx.dims, ctx.correction = dims, correction
-        n = int(np.prod([x.data.shape[d] for d in dims]))
+        n = int(np.prod([x._data.shape[d] for d in dims]))
         ctx.n = n
         if n - correction <= 0:
             shape = (
@@ -111,8 +111,8 @@ class Var(Function):
                 if keepdim
                 else tuple(s for i, s in enumerate(ctx.in_shape) if i not in dims)
             )
-            return np.full(shape, np.nan, dtype=x.data.dtype)
-        return np.var(x.data, axis=dims, ddof=correction, keepdims=keepdim)
+            return np.full(shape, np.nan, dtype=x._data.dtype)
+        return np.var(x._data, axis=dims, ddof=correction, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx, g):
@@ -140,7 +140,7 @@ class Std(Function):
         x, y = ctx.saved_tensors
         centered = x - x.mean(ctx.dims, keepdim=True)
         y = y.reshape(ctx.keep_shape)
-        safe_y = Where.apply(y.data == 0, 1.0, y)
+        safe_y = Where.apply(y._data == 0, 1.0, y)
         dx = _expand_back(g, ctx) * centered / (safe_y * float(ctx.n - ctx.correction))
         return dx, None, None, None
 
@@ -153,21 +153,21 @@ class _Extremum(Function):
     @classmethod
     def forward(cls, ctx, x, dims, keepdim):
         ctx.save_for_backward(x)
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
         ctx.dims = dims
-        if x.data.size == 0:
+        if x._data.size == 0:
             raise ValueError(f"{cls.__name__.lower()}: cannot reduce an empty tensor")
-        y = cls.reduce(x.data, axis=dims, keepdims=True)
+        y = cls.reduce(x._data, axis=dims, keepdims=True)
         ctx.y_keep = y
         return y if keepdim else y.reshape([s for i, s in enumerate(y.shape) if i not in dims])
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        hit = x.data == ctx.y_keep
+        hit = x._data == ctx.y_keep
         share = hit / np.sum(hit, axis=ctx.dims, keepdims=True)
-        return _expand_back(g, ctx) * _const(share.astype(x.data.dtype)), None, None
+        return _expand_back(g, ctx) * _const(share.astype(x._data.dtype)), None, None
 
 
 class Amax(_Extremum):
@@ -186,9 +186,9 @@ class LogSumExp(Function):
 
     @staticmethod
     def forward(ctx, x, dims, keepdim):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
-        y = _logsumexp_keep(x.data, dims)
+        y = _logsumexp_keep(x._data, dims)
         if not keepdim:
             y = y.reshape([s for i, s in enumerate(y.shape) if i not in dims])
         ctx.save_for_backward(x, y)
@@ -215,7 +215,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(x.data - np.max(x.data, axis=dim, keepdims=True))
+        e = np.exp(x._data - np.max(x._data, axis=dim, keepdims=True))
         y = e / np.sum(e, axis=dim, keepdims=True)
         ctx.save_for_backward(y)
         ctx.dim = dim
@@ -232,7 +232,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        y = x.data - _logsumexp_keep(x.data, dim)
+        y = x._data - _logsumexp_keep(x._data, dim)
         ctx.save_for_backward(y)
         ctx.dim = dim
         return y

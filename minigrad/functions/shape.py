@@ -20,13 +20,13 @@ def _shape_str(shape) -> str:
 class Reshape(Function):
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         try:
-            return x.data.reshape(shape)
+            return x._data.reshape(shape)
         except ValueError:
             raise ValueError(
                 f"reshape: shape {_shape_str(shape)} is invalid for an input of shape "
-                f"{_shape_str(x.data.shape)} ({x.data.size} elements)"
+                f"{_shape_str(x._data.shape)} ({x._data.size} elements)"
             ) from None
 
     @staticmethod
@@ -38,7 +38,7 @@ class Permute(Function):
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
-        return x.data.transpose(dims)
+        return x._data.transpose(dims)
 
     @staticmethod
     def backward(ctx, g):
@@ -50,12 +50,12 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, x, shape):
-        ctx.in_shape = x.data.shape
+        ctx.in_shape = x._data.shape
         try:
-            return np.broadcast_to(x.data, shape)
+            return np.broadcast_to(x._data, shape)
         except ValueError:
             raise ValueError(
-                f"expand: cannot expand shape {_shape_str(x.data.shape)} to "
+                f"expand: cannot expand shape {_shape_str(x._data.shape)} to "
                 f"{_shape_str(shape)} (only size-1 dims can grow, new dims go in front)"
             ) from None
 
@@ -69,7 +69,7 @@ class Cat(Function):
 
     @staticmethod
     def forward(ctx, dim, *tensors):
-        arrays = [t.data for t in tensors]
+        arrays = [t._data for t in tensors]
         ctx.dim = dim
         ctx.sizes = [a.shape[dim] for a in arrays]
         try:

@@ -23,7 +23,7 @@ def _const(array):
 class Exp(Function):
     @staticmethod
     def forward(ctx, x):
-        y = np.exp(x.data)
+        y = np.exp(x._data)
         ctx.save_for_backward(y)
         return y
 
@@ -37,7 +37,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.log(x.data)
+        return np.log(x._data)
 
     @staticmethod
     def backward(ctx, g):
@@ -48,7 +48,7 @@ class Log(Function):
 class Sqrt(Function):
     @staticmethod
     def forward(ctx, x):
-        y = np.sqrt(x.data)
+        y = np.sqrt(x._data)
         ctx.save_for_backward(y)
         return y
 
@@ -61,7 +61,7 @@ class Sqrt(Function):
 class Rsqrt(Function):
     @staticmethod
     def forward(ctx, x):
-        y = 1.0 / np.sqrt(x.data)
+        y = 1.0 / np.sqrt(x._data)
         ctx.save_for_backward(y)
         return y
 
@@ -74,7 +74,7 @@ class Rsqrt(Function):
 class Tanh(Function):
     @staticmethod
     def forward(ctx, x):
-        y = np.tanh(x.data)
+        y = np.tanh(x._data)
         ctx.save_for_backward(y)
         return y
 
@@ -88,7 +88,7 @@ class Sigmoid(Function):
     @staticmethod
     def forward(ctx, x):
         # exp of -|x| never overflows: for x >= 0, 1 / (1 + e^-x); for x < 0, e^x / (1 + e^x).
-        x = x.data
+        x = x._data
         z = np.exp(-np.abs(x))
         y = np.where(x >= 0, 1.0, z) / (1.0 + z)
         ctx.save_for_backward(y)
@@ -104,24 +104,24 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.maximum(x.data, 0)
+        return np.maximum(x._data, 0)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _const(x.data > 0)
+        return g * _const(x._data > 0)
 
 
 class Abs(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.abs(x.data)
+        return np.abs(x._data)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _const(np.sign(x.data))  # sign(0) = 0, as in PyTorch
+        return g * _const(np.sign(x._data))  # sign(0) = 0, as in PyTorch
 
 
 class Clamp(Function):
@@ -131,16 +131,16 @@ class Clamp(Function):
     def forward(ctx, x, lo, hi):
         ctx.save_for_backward(x)
         ctx.lo, ctx.hi = lo, hi
-        return np.clip(x.data, lo, hi)
+        return np.clip(x._data, lo, hi)
 
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        inside = np.ones(x.data.shape, dtype=bool)
+        inside = np.ones(x._data.shape, dtype=bool)
         if ctx.lo is not None:
-            inside &= x.data >= ctx.lo
+            inside &= x._data >= ctx.lo
         if ctx.hi is not None:
-            inside &= x.data <= ctx.hi
+            inside &= x._data <= ctx.hi
         return g * _const(inside), None, None
 
 
@@ -151,14 +151,14 @@ class Maximum(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return np.maximum(a.data, b.data)
+            return np.maximum(a._data, b._data)
         except ValueError:
             raise broadcast_error("maximum", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        return _split_by_mask(ctx, g, a, b, a.data > b.data)
+        return _split_by_mask(ctx, g, a, b, a._data > b._data)
 
 
 class Minimum(Function):
@@ -166,23 +166,23 @@ class Minimum(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return np.minimum(a.data, b.data)
+            return np.minimum(a._data, b._data)
         except ValueError:
             raise broadcast_error("minimum", a, b) from None
 
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_tensors
-        return _split_by_mask(ctx, g, a, b, a.data < b.data)
+        return _split_by_mask(ctx, g, a, b, a._data < b._data)
 
 
 def _split_by_mask(ctx, g, a, b, a_wins):
-    tie = (a.data == b.data) * 0.5
-    share_a = (a_wins + tie).astype(g.data.dtype)
+    tie = (a._data == b._data) * 0.5
+    share_a = (a_wins + tie).astype(g._data.dtype)
     a_needs, b_needs = ctx.needs_input_grad
     return (
-        unbroadcast(g * _const(share_a), a.data.shape) if a_needs else None,
-        unbroadcast(g * _const(1.0 - share_a), b.data.shape) if b_needs else None,
+        unbroadcast(g * _const(share_a), a._data.shape) if a_needs else None,
+        unbroadcast(g * _const(1.0 - share_a), b._data.shape) if b_needs else None,
     )
 
 
@@ -190,7 +190,7 @@ class Sin(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.sin(x.data)
+        return np.sin(x._data)
 
     @staticmethod
     def backward(ctx, g):
@@ -202,7 +202,7 @@ class Cos(Function):
     @staticmethod
     def forward(ctx, x):
         ctx.save_for_backward(x)
-        return np.cos(x.data)
+        return np.cos(x._data)
 
     @staticmethod
     def backward(ctx, g):

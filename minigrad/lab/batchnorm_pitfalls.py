@@ -49,11 +49,11 @@ def _examples(rng, n: int, mean: float = MEAN) -> np.ndarray:
 
 def _bn_train(x: np.ndarray) -> np.ndarray:
     """BatchNorm in training mode with fresh parameters (weight 1, bias 0)."""
-    return F.batch_norm(mg.tensor(x), None, None, training=True).data
+    return F.batch_norm(mg.tensor(x), None, None, training=True).numpy()
 
 
 def _ln(x: np.ndarray) -> np.ndarray:
-    return F.layer_norm(mg.tensor(x), (C,)).data
+    return F.layer_norm(mg.tensor(x), (C,)).numpy()
 
 
 @mg.no_grad()
@@ -90,11 +90,11 @@ def train_eval_gap(rng, sizes, draws: int) -> tuple[np.ndarray, np.ndarray]:
         g_bn = g_ln = 0.0
         for _ in range(draws):
             x = mg.tensor(_examples(rng, b))
-            saved = (bn.running_mean.data.copy(), bn.running_var.data.copy())
-            train_out = bn.train()(x).data
-            bn.running_mean.data[...], bn.running_var.data[...] = saved  # undo the update
-            g_bn += float(np.abs(train_out - bn.eval()(x).data).mean())
-            g_ln += float(np.abs(ln.train()(x).data - ln.eval()(x).data).mean())
+            saved = (bn.running_mean.numpy().copy(), bn.running_var.numpy().copy())
+            train_out = bn.train()(x).numpy()
+            bn.running_mean.numpy()[...], bn.running_var.numpy()[...] = saved  # undo the update
+            g_bn += float(np.abs(train_out - bn.eval()(x).numpy()).mean())
+            g_ln += float(np.abs(ln.train()(x).numpy() - ln.eval()(x).numpy()).mean())
         gap_bn.append(g_bn / draws)
         gap_ln.append(g_ln / draws)
     return np.array(gap_bn), np.array(gap_ln)
@@ -110,15 +110,15 @@ def forgotten_eval(rng, test_batches: int, shift: float = 1.0) -> dict:
     batch_a = mg.tensor(np.concatenate([example, _examples(rng, 7, MEAN + shift)]))
     batch_b = mg.tensor(np.concatenate([example, _examples(rng, 7, MEAN + shift)]))
     bn.eval()
-    eval_diff = float(np.abs(bn(batch_a).data[0] - bn(batch_b).data[0]).max())
-    ln_diff = float(np.abs(ln(batch_a).data[0] - ln(batch_b).data[0]).max())
+    eval_diff = float(np.abs(bn(batch_a).numpy()[0] - bn(batch_b).numpy()[0]).max())
+    ln_diff = float(np.abs(ln(batch_a).numpy()[0] - ln(batch_b).numpy()[0]).max())
     bn.train()  # forgot model.eval()
-    start = float(bn.running_mean.data.mean())
-    train_diff = float(np.abs(bn(batch_a).data[0] - bn(batch_b).data[0]).max())
+    start = float(bn.running_mean.numpy().mean())
+    train_diff = float(np.abs(bn(batch_a).numpy()[0] - bn(batch_b).numpy()[0]).max())
     running = [start]
     for _ in range(test_batches):
         bn(mg.tensor(_examples(rng, 8, MEAN + shift)))
-        running.append(float(bn.running_mean.data.mean()))
+        running.append(float(bn.running_mean.numpy().mean()))
     return {
         "train_mode_diff": train_diff, "eval_mode_diff": eval_diff, "layernorm_diff": ln_diff,
         "running_mean": np.array(running), "shift": shift,
@@ -139,7 +139,9 @@ def padding_error(rng, pad_fractions, n_seqs: int = 16, length: int = 32) -> tup
         real = np.arange(length)[None, :] < lengths[:, None]  # (N, L)
         x[real] = _examples(rng, int(real.sum()))
         # BatchNorm1d wants (N, C, L): statistics over N and L, padding included.
-        padded = nn.BatchNorm1d(C).double()(mg.tensor(x.transpose(0, 2, 1))).data.transpose(0, 2, 1)
+        padded = (
+            nn.BatchNorm1d(C).double()(mg.tensor(x.transpose(0, 2, 1))).numpy().transpose(0, 2, 1)
+        )
         masked = _bn_train(x[real])  # (tokens, C): statistics over the real tokens only
         err_bn.append(float(np.abs(padded[real] - masked).mean()))
         ln_padded = _ln(x)[real]  # LayerNorm over the features of each token

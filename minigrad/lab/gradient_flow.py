@@ -82,7 +82,7 @@ def gradient_profile(
     x = random_stream(batch, seq, d_model, seed) * embed_scale  # (N, L, E)
     rms = []
     for block in blocks:
-        rms.append(float(np.sqrt(np.mean(x.data.astype(np.float64) ** 2))))
+        rms.append(float(np.sqrt(np.mean(x.numpy().astype(np.float64) ** 2))))
         x = block(x, is_causal=True)
     logits = head(final_norm(x))  # (N, L, V)
     F.cross_entropy(logits.reshape(-1, vocab), targets).backward()

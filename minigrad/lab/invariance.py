@@ -38,11 +38,11 @@ LN_EPS = 1e-5
 
 
 def layer_norm(x: np.ndarray) -> np.ndarray:
-    return F.layer_norm(mg.tensor(x), (x.shape[-1],), eps=LN_EPS).data
+    return F.layer_norm(mg.tensor(x), (x.shape[-1],), eps=LN_EPS).numpy()
 
 
 def rms_norm(x: np.ndarray) -> np.ndarray:
-    return F.rms_norm(mg.tensor(x), (x.shape[-1],)).data
+    return F.rms_norm(mg.tensor(x), (x.shape[-1],)).numpy()
 
 
 def max_change(norm, x: np.ndarray, transformed: np.ndarray) -> float:

@@ -90,8 +90,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         ln, rms = nn.LayerNorm(n), nn.RMSNorm(n)
         t = time_pair(ln, rms, x, repeats)
         params = {
-            "LayerNorm": sum(p.data.size for p in ln.parameters()),
-            "RMSNorm": sum(p.data.size for p in rms.parameters()),
+            "LayerNorm": sum(p.numpy().size for p in ln.parameters()),
+            "RMSNorm": sum(p.numpy().size for p in rms.parameters()),
         }
         measured.append({"width": n, "times": t, "params": params})
 

@@ -51,9 +51,9 @@ def measure(depth: int, d_model: int, batch: int, seq: int, seeds: list[int]) ->
                 for layer in range(depth + 1):
                     if layer > 0:
                         x = blocks[layer - 1](x, is_causal=True)  # (N, L, E)
-                    _accumulate(sums[variant], layer, x.data)
+                    _accumulate(sums[variant], layer, x.numpy())
                     if variant == "pre-norm":
-                        _accumulate(sums["pre-norm + final norm"], layer, final_norm(x).data)
+                        _accumulate(sums["pre-norm + final norm"], layer, final_norm(x).numpy())
     return {v: {k: a / len(seeds) for k, a in s.items()} for v, s in sums.items()}
 
 

@@ -41,7 +41,7 @@ def near_zero_fraction(activation, x: np.ndarray) -> float:
     """Fraction of elements of ``x`` where ``|d activation / dx| < NEAR_ZERO`` (autograd)."""
     t = mg.tensor(x, requires_grad=True)
     activation(t).sum().backward()
-    return float(np.mean(np.abs(t.grad.data) < NEAR_ZERO))
+    return float(np.mean(np.abs(t.grad.numpy()) < NEAR_ZERO))
 
 
 def scale_sweep(scales: np.ndarray, n: int, seed: int) -> dict:
@@ -59,7 +59,7 @@ def run_block(block, x: mg.Tensor) -> tuple:
     dim_feedforward), recorded while the block runs on ``x``, and the block's output."""
     seen = []
     activation = block.activation
-    block.activation = lambda h: (seen.append(h.data), activation(h))[1]
+    block.activation = lambda h: (seen.append(h.numpy()), activation(h))[1]
     try:
         y = block(x, is_causal=True)
     finally:

@@ -73,7 +73,7 @@ class Embedding(Module):
             )
             self.reset_parameters()
         else:
-            w = _weight.data if isinstance(_weight, Tensor) else np.asarray(_weight)
+            w = _weight._data if isinstance(_weight, Tensor) else np.asarray(_weight)
             if w.shape != (self.num_embeddings, self.embedding_dim):
                 raise ValueError(
                     f"Embedding: _weight has shape {list(w.shape)}, expected "
@@ -87,7 +87,7 @@ class Embedding(Module):
     ) -> Embedding:
         """An Embedding holding ``embeddings`` (2-D, shared, not copied); ``freeze=True``
         makes its weight not require grad."""
-        w = embeddings.data if isinstance(embeddings, Tensor) else np.asarray(embeddings)
+        w = embeddings._data if isinstance(embeddings, Tensor) else np.asarray(embeddings)
         if w.ndim != 2:
             raise ValueError(f"Embeddings parameter is expected to be 2-dimensional, got {w.ndim}")
         return cls(w.shape[0], w.shape[1], padding_idx, _weight=w, _freeze=freeze, **kwargs)
@@ -97,7 +97,7 @@ class Embedding(Module):
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
-                self.weight.data[self.padding_idx] = 0
+                self.weight._data[self.padding_idx] = 0
 
     def forward(self, input) -> Tensor:  # noqa: A002
         return embedding(input, self.weight, self.padding_idx)

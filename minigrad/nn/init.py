@@ -1,6 +1,6 @@
 """Weight initialisation, in place, with PyTorch's names and conventions.
 
-Every function fills ``tensor.data`` in place (no graph is recorded), draws from
+Every function fills ``tensor._data`` in place (no graph is recorded), draws from
 minigrad's seeded generator (``mg.manual_seed``) unless a ``generator`` is given, and
 returns the tensor.
 
@@ -73,7 +73,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
-    shape = tensor.data.shape
+    shape = tensor._data.shape
     if len(shape) < 2:
         raise ValueError(
             "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions "
@@ -94,7 +94,8 @@ def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     """Write ``values`` into the tensor's array in place (no graph, whatever the mode)."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"init: expected a Tensor, got {type(tensor).__name__}")
-    np.copyto(tensor.data, values, casting="unsafe")
+    np.copyto(tensor._data, values, casting="unsafe")
+    tensor._bump_version()
     return tensor
 
 
@@ -104,12 +105,12 @@ def _gen(generator):
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """Fill with draws from ``U(a, b)``."""
-    return _fill(tensor, _gen(generator).uniform(a, b, tensor.data.shape))
+    return _fill(tensor, _gen(generator).uniform(a, b, tensor._data.shape))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
     """Fill with draws from ``N(mean, std^2)``."""
-    return _fill(tensor, _gen(generator).normal(mean, std, tensor.data.shape))
+    return _fill(tensor, _gen(generator).normal(mean, std, tensor._data.shape))
 
 
 def trunc_normal_(
@@ -122,7 +123,7 @@ def trunc_normal_(
 ) -> Tensor:
     """Fill with ``N(mean, std^2)`` draws restricted to ``[a, b]`` (redrawing the rest)."""
     gen = _gen(generator)
-    out = gen.normal(mean, std, tensor.data.shape)
+    out = gen.normal(mean, std, tensor._data.shape)
     bad = (out < a) | (out > b)
     for _ in range(100):
         if not bad.any():
@@ -146,9 +147,9 @@ def ones_(tensor: Tensor) -> Tensor:
 
 def eye_(tensor: Tensor) -> Tensor:
     """Fill a 2-D tensor with the identity matrix."""
-    if tensor.data.ndim != 2:
+    if tensor._data.ndim != 2:
         raise ValueError(f"eye_: only tensors with 2 dimensions are supported, got {tensor.ndim}")
-    return _fill(tensor, np.eye(*tensor.data.shape))
+    return _fill(tensor, np.eye(*tensor._data.shape))
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:

@@ -378,13 +378,13 @@ class Module:
 
     def _cast_floating(self, dtype: np.dtype) -> None:
         for p in self.parameters():
-            if p.data.dtype.kind == "f" and p.data.dtype != dtype:
-                p.data = p.data.astype(dtype)
+            if p._data.dtype.kind == "f" and p._data.dtype != dtype:
+                p._data = p._data.astype(dtype)
                 if p._grad is not None:
-                    p._grad = Tensor._make(p._grad.data.astype(dtype), False, None)
+                    p._grad = Tensor._make(p._grad._data.astype(dtype), False, None)
         for b in self.buffers():
-            if b.data.dtype.kind == "f" and b.data.dtype != dtype:
-                b.data = b.data.astype(dtype)
+            if b._data.dtype.kind == "f" and b._data.dtype != dtype:
+                b._data = b._data.astype(dtype)
 
     def float(self) -> Module:
         return self.to(dtypes.float32)
@@ -402,9 +402,11 @@ class Module:
     def state_dict(
         self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
     ) -> OrderedDict:
-        """Every parameter and persistent buffer, by dotted name, as a ``numpy.ndarray``.
+        """Every parameter and persistent buffer, by dotted name, as a detached Tensor.
 
-        The arrays are copies: a snapshot that later training steps do not change.
+        As in PyTorch, the tensors share memory with the module: ``sd[k].copy_(w)``
+        under ``mg.no_grad()`` changes the module, and later training steps show in
+        them (``copy.deepcopy(sd)`` or ``{k: v.clone() ...}`` for a snapshot).
         With ``keep_vars=True`` the values are the ``Parameter`` / buffer tensors
         themselves. A parameter shared by two layers appears under both names, as in
         PyTorch (loading writes it twice, with the same value).
@@ -413,7 +415,7 @@ class Module:
             destination = OrderedDict()
         for name, value in self._own_state():
             key = prefix + name
-            destination[key] = value if keep_vars else value.data.copy()
+            destination[key] = value if keep_vars else value.detach()
         for name, child in self._modules.items():
             if child is not None:
                 child.state_dict(destination, prefix + name + ".", keep_vars)
@@ -484,7 +486,7 @@ class Module:
                 + "\n\t".join(errors)
             )
         for target, value in staged:
-            np.copyto(target.data, value, casting="unsafe")
+            np.copyto(target._data, value, casting="unsafe")
         return IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------------ repr
@@ -514,28 +516,28 @@ def clear_grad(p: Tensor, set_to_none: bool) -> None:
         return
     if set_to_none:
         p._grad = None
-    elif p._grad.grad_fn is None and p._grad.data.flags.writeable:
-        p._grad.data[...] = 0
+    elif p._grad.grad_fn is None and p._grad._data.flags.writeable:
+        p._grad._data[...] = 0
     else:
-        p._grad = Tensor._make(np.zeros_like(p.data), False, None)
+        p._grad = Tensor._make(np.zeros_like(p._data), False, None)
 
 
 def _convert_value(key: str, value, target: Tensor):
     """``(value as an array, None)``, or ``(None, message)`` when it cannot fill ``target``."""
     try:
-        arr = np.asarray(value.data if isinstance(value, Tensor) else value)
+        arr = np.asarray(value._data if isinstance(value, Tensor) else value)
     except Exception as e:  # ragged lists and the like
         return None, f"unreadable value for {key}: {type(e).__name__}: {e}"
-    tk = target.data.dtype.kind
+    tk = target._data.dtype.kind
     allowed = {"f": "biuf", "i": "biu", "u": "biu", "b": "b"}.get(tk, tk)
     if arr.dtype.kind not in allowed:
         return None, (
             f"dtype mismatch for {key}: the checkpoint holds dtype {arr.dtype}, which cannot "
-            f"be loaded into a tensor of dtype {target.data.dtype}."
+            f"be loaded into a tensor of dtype {target._data.dtype}."
         )
-    if arr.shape != target.data.shape:
+    if arr.shape != target._data.shape:
         return None, (
             f"size mismatch for {key}: copying a param with shape {_shape_str(arr.shape)} "
-            f"from checkpoint, the shape in current model is {_shape_str(target.data.shape)}."
+            f"from checkpoint, the shape in current model is {_shape_str(target._data.shape)}."
         )
     return arr, None

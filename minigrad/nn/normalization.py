@@ -42,9 +42,9 @@ def _register_affine(module: Module, shape, dtype, affine: bool, bias: bool) -> 
 def _reset_affine(module: Module) -> None:
     """weight = 1, bias = 0 (those the module has)."""
     if module.weight is not None:
-        module.weight.data[...] = 1
+        module.weight._data[...] = 1
     if getattr(module, "bias", None) is not None:
-        module.bias.data[...] = 0
+        module.bias._data[...] = 0
 
 
 class LayerNorm(Module):
@@ -195,9 +195,9 @@ class _BatchNorm(Module):
     def reset_running_stats(self) -> None:
         """running_mean = 0, running_var = 1, num_batches_tracked = 0."""
         if self.track_running_stats:
-            self.running_mean.data[...] = 0
-            self.running_var.data[...] = 1
-            self.num_batches_tracked.data[...] = 0
+            self.running_mean._data[...] = 0
+            self.running_var._data[...] = 1
+            self.num_batches_tracked._data[...] = 0
 
     def reset_parameters(self) -> None:
         """Reset the running statistics; weight = 1, bias = 0."""
@@ -227,9 +227,9 @@ class _BatchNorm(Module):
             F.check_values_per_channel(input)
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
-            self.num_batches_tracked.data[...] += 1
+            self.num_batches_tracked._data[...] += 1
             if self.momentum is None:  # cumulative moving average
-                momentum = 1.0 / float(self.num_batches_tracked.data)
+                momentum = 1.0 / float(self.num_batches_tracked._data)
         keep_stats = not self.training or self.track_running_stats
         return F.batch_norm(
             input,

@@ -26,10 +26,11 @@ class Parameter(Tensor):
         if data is None:
             data = np.empty((0,), dtype=np.float32)
         if isinstance(data, Tensor):
-            data = data.data
+            data = data._data
         elif not isinstance(data, np.ndarray):
-            data = Tensor(data).data
-        self.data = data
+            data = Tensor(data)._data
+        self._data = data
+        self._version = None
         self._grad = None
         self.grad_fn = None
         self._requires_grad = False
@@ -41,7 +42,7 @@ class Parameter(Tensor):
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
-            memo[id(self)] = Parameter(self.data.copy(), self._requires_grad)
+            memo[id(self)] = Parameter(self._data.copy(), self._requires_grad)
         return memo[id(self)]
 
 

@@ -83,18 +83,18 @@ class Adam(Optimizer):
                 if not state:
                     state = self.state[p] = {
                         "step": 0,
-                        "exp_avg": np.zeros_like(p.data),
-                        "exp_avg_sq": np.zeros_like(p.data),
+                        "exp_avg": np.zeros_like(p._data),
+                        "exp_avg_sq": np.zeros_like(p._data),
                     }
                     if amsgrad:
-                        state["max_exp_avg_sq"] = np.zeros_like(p.data)
+                        state["max_exp_avg_sq"] = np.zeros_like(p._data)
                 state["step"] += 1
                 t = state["step"]
                 if wd != 0:
                     if self._decoupled:
-                        p.data *= 1 - lr * wd
+                        p._data *= 1 - lr * wd
                     else:
-                        g = g + wd * p.data
+                        g = g + wd * p._data
                 m, v = state["exp_avg"], state["exp_avg_sq"]
                 m += (1 - beta1) * (g - m)
                 v *= beta2
@@ -105,7 +105,7 @@ class Adam(Optimizer):
                 if amsgrad:
                     v_max = state.get("max_exp_avg_sq")
                     if v_max is None:  # amsgrad switched on after the first step
-                        v_max = state["max_exp_avg_sq"] = np.zeros_like(p.data)
+                        v_max = state["max_exp_avg_sq"] = np.zeros_like(p._data)
                     np.maximum(v_max, v, out=v_max)
                     v = v_max
                 denom = np.sqrt(v)
@@ -113,7 +113,7 @@ class Adam(Optimizer):
                 denom += eps
                 update = -step_size * m
                 update /= denom
-                p.data += update
+                p._data += update
         return loss
 
 

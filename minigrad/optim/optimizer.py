@@ -136,7 +136,7 @@ class Optimizer:
         maximize = group.get("maximize", False)
         for p in group["params"]:
             if p._grad is not None:
-                yield p, (-p._grad.data if maximize else p._grad.data)
+                yield p, (-p._grad._data if maximize else p._grad._data)
 
     def _evaluate_closure(self, closure: Callable | None):
         if closure is None:
@@ -223,13 +223,13 @@ def _restore_value(key: str, value, p: Tensor, saved_id):
         return None
     if key == "step":
         return int(np.asarray(value).item())
-    arr = np.asarray(value.data if isinstance(value, Tensor) else value)
-    if arr.ndim == 0 and arr.dtype.kind in "biuf" and p.data.ndim != 0:
+    arr = np.asarray(value._data if isinstance(value, Tensor) else value)
+    if arr.ndim == 0 and arr.dtype.kind in "biuf" and p._data.ndim != 0:
         return arr.item()  # a scalar entry of a custom optimizer
-    if arr.shape != p.data.shape:
+    if arr.shape != p._data.shape:
         raise ValueError(
             f"optimizer state {key!r} of parameter {saved_id} has shape {list(arr.shape)}, but "
-            f"the parameter has shape {list(p.data.shape)}"
+            f"the parameter has shape {list(p._data.shape)}"
         )
-    dtype = p.data.dtype if arr.dtype.kind == "f" else arr.dtype
+    dtype = p._data.dtype if arr.dtype.kind == "f" else arr.dtype
     return np.array(arr, dtype=dtype, copy=True)

@@ -71,16 +71,16 @@ class SGD(Optimizer):
             wd, nesterov = group["weight_decay"], group["nesterov"]
             for p, g in self._grads(group):
                 if wd != 0:
-                    g = g + wd * p.data
+                    g = g + wd * p._data
                 if mu != 0:
                     state = self.state.setdefault(p, {})
                     buf = state.get("momentum_buffer")
                     if buf is None:
-                        buf = np.array(g, dtype=p.data.dtype, copy=True)
+                        buf = np.array(g, dtype=p._data.dtype, copy=True)
                         state["momentum_buffer"] = buf
                     else:
                         buf *= mu
                         buf += (1 - tau) * g
                     g = g + mu * buf if nesterov else buf
-                p.data -= lr * g
+                p._data -= lr * g
         return loss

@@ -104,7 +104,7 @@ class TinyTransformer(nn.Module):
         try:
             for _ in range(n_new):
                 context = np.array(out[-self.max_len :], dtype=np.int64)[None, :]
-                logits = self(mg.tensor(context)).data[0, -1].astype(np.float64)  # (V,)
+                logits = self(mg.tensor(context)).numpy()[0, -1].astype(np.float64)  # (V,)
                 if temperature == 0:
                     out.append(int(np.argmax(logits)))
                     continue

@@ -155,7 +155,7 @@ class Trainer:
             )
             total_loss += float(loss.item())
             n_tokens += int(scored.sum())
-            pred = logits.data.argmax(-1)
+            pred = logits.numpy().argmax(-1)
             correct += int(((pred == targets) | ~scored).all(axis=1).sum())
         n = len(self.task.heldout)
         return {"accuracy": correct / n, "val_loss": total_loss / n_tokens, "n_examples": n}

@@ -48,7 +48,7 @@ def test_two_backward_calls_accumulate_into_leaves():
     x = _leaf(1.0, 2.0)
     (x * x).sum().backward()
     (x * 3.0).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0 + 3.0, 4.0 + 3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0 + 3.0, 4.0 + 3.0])
 
 
 def test_grad_none_resets_accumulation():
@@ -56,7 +56,7 @@ def test_grad_none_resets_accumulation():
     (x * x).sum().backward()
     x.grad = None
     (x * 3.0).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
 
 
 def test_diamond_graph_sums_both_paths():
@@ -64,17 +64,17 @@ def test_diamond_graph_sums_both_paths():
     a = x.exp()
     y = (a * 2.0 + a * a).sum()  # a is used by two branches
     y.backward()
-    e = np.exp(x.data)
-    np.testing.assert_allclose(x.grad.data, 2.0 * e + 2.0 * e * e)
+    e = np.exp(x.numpy())
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * e + 2.0 * e * e)
 
 
 def test_tensor_used_twice_in_one_op():
     x = _leaf(3.0, -2.0)
     (x * x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [6.0, -4.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, -4.0])
     x.grad = None
     (x + x + x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
 
 
 def test_leaf_used_in_two_branches_and_several_outputs():
@@ -82,7 +82,7 @@ def test_leaf_used_in_two_branches_and_several_outputs():
     a = w * 3.0
     b = w.tanh()
     mg.autograd.backward([a.sum(), b.sum()])
-    np.testing.assert_allclose(w.grad.data, 3.0 + (1 - np.tanh(2.0) ** 2))
+    np.testing.assert_allclose(w.grad.numpy(), 3.0 + (1 - np.tanh(2.0) ** 2))
 
 
 def test_multiple_roots_with_gradients():
@@ -91,13 +91,13 @@ def test_multiple_roots_with_gradients():
     mg.autograd.backward(
         [y1, y2], [mg.tensor(np.array([1.0, 0.0])), mg.tensor(np.array([0.0, 1.0]))]
     )
-    np.testing.assert_array_equal(x.grad.data, [2.0, 4.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
 
 
 def test_backward_on_a_leaf_gives_the_seed():
     x = _leaf(1.0, 2.0)
     x.backward(mg.tensor(np.array([5.0, 6.0])))
-    np.testing.assert_array_equal(x.grad.data, [5.0, 6.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 6.0])
 
 
 def test_unused_branch_and_constant_inputs():
@@ -122,9 +122,9 @@ def test_retain_graph_allows_a_second_backward_that_doubles_the_grads():
     x = _leaf(1.0, 2.0)
     y = (x * x).exp().sum()
     y.backward(retain_graph=True)
-    first = x.grad.data.copy()
+    first = x.grad.numpy().copy()
     y.backward()
-    np.testing.assert_allclose(x.grad.data, 2 * first)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * first)
     with pytest.raises(RuntimeError, match="second time"):
         y.backward()
 
@@ -144,10 +144,10 @@ def test_retain_grad_on_a_non_leaf():
     h.retain_grad()
     other = x * 2.0  # a non-leaf without retain_grad keeps no .grad
     (h * h + other).sum().backward()
-    np.testing.assert_array_equal(h.grad.data, 2 * h.data)
+    np.testing.assert_array_equal(h.grad.numpy(), 2 * h.numpy())
     assert other.grad is None
     assert h.grad.grad_fn is None
-    np.testing.assert_array_equal(x.grad.data, 3 * 2 * h.data + 2.0)
+    np.testing.assert_array_equal(x.grad.numpy(), 3 * 2 * h.numpy() + 2.0)
 
 
 def test_retain_grad_accumulates_and_is_a_no_op_on_leaves():
@@ -195,7 +195,7 @@ def test_wrong_gradient_shape_from_a_function_names_it():
     class Squash(Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 2.0
+            return x.numpy() * 2.0
 
         @staticmethod
         def backward(ctx, g):
@@ -226,8 +226,8 @@ def test_grad_returns_without_accumulating_and_works_for_non_leaves():
     h = x * x
     y = (h * 3.0).sum()
     gh, gx = mg.autograd.grad(y, [h, x])
-    np.testing.assert_array_equal(gh.data, [3.0, 3.0])
-    np.testing.assert_array_equal(gx.data, [6.0, 12.0])
+    np.testing.assert_array_equal(gh.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(gx.numpy(), [6.0, 12.0])
     assert x.grad is None and h.grad is None
 
 
@@ -248,20 +248,20 @@ def test_grads_of_two_leaves_are_not_aliased():
     (a + b).sum().backward()  # add hands the same gradient to both inputs
     with mg.no_grad():
         a.grad.add_(10.0)
-    np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
-    assert not np.shares_memory(a.grad.data, b.grad.data)
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
 
 
 def test_leaf_grad_is_writable_and_independent_of_the_seed():
     x = _leaf(1.0, 2.0)
     seed = mg.tensor(np.array([1.0, 1.0]))
     x.backward(seed)
-    x.grad.data[0] = 99.0
-    np.testing.assert_array_equal(seed.data, [1.0, 1.0])
+    x.grad.numpy()[0] = 99.0
+    np.testing.assert_array_equal(seed.numpy(), [1.0, 1.0])
     y = _leaf(1.0, 2.0)
     y.expand(3, 2).sum().backward()  # a broadcast view upstream
-    assert y.grad.data.flags.writeable
-    y.grad.data[0] = 0.0
+    assert y.grad.numpy().flags.writeable
+    y.grad.numpy()[0] = 0.0
 
 
 def test_grads_of_two_leaves_are_not_aliased_with_create_graph():
@@ -269,8 +269,8 @@ def test_grads_of_two_leaves_are_not_aliased_with_create_graph():
     (a + b).sum().backward(create_graph=True)
     assert a.grad is not b.grad
     with mg.no_grad():
-        a.grad.data[0] = 10.0
-    np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
+        a.grad.numpy()[0] = 10.0
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
 
 
 def test_retained_grads_are_not_aliased_with_create_graph():
@@ -280,8 +280,8 @@ def test_retained_grads_are_not_aliased_with_create_graph():
     (p + q).sum().backward(create_graph=True)
     assert p.grad is not q.grad
     with mg.no_grad():
-        p.grad.data[0] = 10.0
-    np.testing.assert_array_equal(q.grad.data, [1.0, 1.0])
+        p.grad.numpy()[0] = 10.0
+    np.testing.assert_array_equal(q.grad.numpy(), [1.0, 1.0])
 
 
 def test_backward_without_create_graph_builds_no_graph():

@@ -24,7 +24,7 @@ class ExpSavingOutput(Function):
 
     @staticmethod
     def forward(ctx, x):
-        y = np.exp(x.data)
+        y = np.exp(x.numpy())
         ctx.save_for_backward(y)
         return y
 
@@ -42,7 +42,7 @@ class ScaleShift(Function):
     @staticmethod
     def forward(ctx, x, a, y, b):
         ctx.a, ctx.b = a, b
-        return x.data * a + y.data * b
+        return x.numpy() * a + y.numpy() * b
 
     @staticmethod
     def backward(ctx, g):
@@ -60,10 +60,10 @@ def _leaf(shape=(3,), seed=0, requires_grad=True):
 def test_cube_example_values_and_gradcheck():
     x = _leaf()
     y = Cube.apply(x)
-    np.testing.assert_allclose(y.data, x.data**3)
+    np.testing.assert_allclose(y.numpy(), x.numpy() ** 3)
     assert isinstance(y.grad_fn, Cube) and y.grad_fn.name() == "Cube"
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, 3 * x.data**2)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * x.numpy() ** 2)
     assert mg.gradcheck(Cube.apply, (_leaf(),))
 
 
@@ -72,7 +72,7 @@ def test_cube_is_twice_differentiable():
     x = _leaf()
     (g,) = mg.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
     (h,) = mg.autograd.grad(g.sum(), x)
-    np.testing.assert_allclose(h.data, 6 * x.data)
+    np.testing.assert_allclose(h.numpy(), 6 * x.numpy())
 
 
 def test_needs_input_grad_is_a_tuple_of_bools_per_argument():
@@ -80,13 +80,13 @@ def test_needs_input_grad_is_a_tuple_of_bools_per_argument():
     x, y = _leaf(), _leaf(seed=1, requires_grad=False)
     ScaleShift.apply(x, 2.0, y, 3.0).sum().backward()
     assert ScaleShift.calls == [(True, False, False, False)]
-    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
     assert y.grad is None
     ScaleShift.calls.clear()
     y.requires_grad_()
     ScaleShift.apply(x, 2.0, y, 3.0).sum().backward()
     assert ScaleShift.calls == [(True, False, True, False)]
-    np.testing.assert_array_equal(y.grad.data, [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [3.0, 3.0, 3.0])
 
 
 def test_non_tensor_arguments_gradcheck():
@@ -98,7 +98,7 @@ def test_saving_the_output():
     x = _leaf()
     y = ExpSavingOutput.apply(x)
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, np.exp(x.data))
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(x.numpy()))
     assert mg.gradcheck(ExpSavingOutput.apply, (_leaf(),))
     # the saved output keeps its place in the graph, so second order is right too
     assert mg.gradgradcheck(ExpSavingOutput.apply, (_leaf(),))
@@ -108,7 +108,7 @@ def test_returning_none_for_an_input_that_requires_grad_leaves_it_without_grad()
     class FirstOnly(Function):
         @staticmethod
         def forward(ctx, a, b):
-            return a.data + b.data
+            return a.numpy() + b.numpy()
 
         @staticmethod
         def backward(ctx, g):
@@ -116,7 +116,7 @@ def test_returning_none_for_an_input_that_requires_grad_leaves_it_without_grad()
 
     a, b = _leaf(), _leaf(seed=1)
     FirstOnly.apply(a, b).sum().backward()
-    np.testing.assert_array_equal(a.grad.data, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [1.0, 1.0, 1.0])
     assert b.grad is None
 
 
@@ -124,7 +124,7 @@ def test_a_function_used_twice_in_one_graph():
     x = _leaf()
     y = Cube.apply(Cube.apply(x)) + Cube.apply(x)  # x^9 + x^3, three separate nodes
     y.sum().backward()
-    np.testing.assert_allclose(x.grad.data, 9 * x.data**8 + 3 * x.data**2)
+    np.testing.assert_allclose(x.grad.numpy(), 9 * x.numpy() ** 8 + 3 * x.numpy() ** 2)
     assert mg.gradcheck(lambda t: Cube.apply(Cube.apply(t)) * Cube.apply(t), (_leaf(),))
 
 
@@ -136,13 +136,13 @@ def test_forward_may_return_an_array_or_a_tensor_and_backward_an_array():
 
         @staticmethod
         def backward(ctx, g):
-            return g.data * 2.0  # a bare array is accepted
+            return g.numpy() * 2.0  # a bare array is accepted
 
     x = _leaf()
     y = Double.apply(x)
     assert y.requires_grad and isinstance(y.grad_fn, Double)
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
 
 
 def test_forward_runs_with_recording_off():
@@ -152,7 +152,7 @@ def test_forward_runs_with_recording_off():
         @staticmethod
         def forward(ctx, x):
             seen.append(mg.is_grad_enabled())
-            return x.data.copy()
+            return x.numpy().copy()
 
         @staticmethod
         def backward(ctx, g):
@@ -174,7 +174,7 @@ def test_integer_output_carries_no_gradient():
     class Floor(Function):
         @staticmethod
         def forward(ctx, x):
-            return np.floor(x.data).astype(np.int64)
+            return np.floor(x.numpy()).astype(np.int64)
 
         @staticmethod
         def backward(ctx, g):
@@ -197,7 +197,7 @@ def test_backward_returning_too_few_gradients_is_an_error():
     class TwoInputs(Function):
         @staticmethod
         def forward(ctx, a, b):
-            return a.data * b.data
+            return a.numpy() * b.numpy()
 
         @staticmethod
         def backward(ctx, g):
@@ -211,7 +211,7 @@ def test_backward_returning_a_non_tensor_is_an_error():
     class Bad(Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 1.0
+            return x.numpy() * 1.0
 
         @staticmethod
         def backward(ctx, g):
@@ -225,7 +225,7 @@ def test_missing_backward_raises_not_implemented():
     class NoBackward(Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 1.0
+            return x.numpy() * 1.0
 
     with pytest.raises(NotImplementedError, match="backward"):
         NoBackward.apply(_leaf()).sum().backward()
@@ -235,7 +235,7 @@ def test_backward_returning_extra_non_none_gradients_is_an_error():
     class Extra(Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 2.0
+            return x.numpy() * 2.0
 
         @staticmethod
         def backward(ctx, g):

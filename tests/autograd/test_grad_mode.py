@@ -34,7 +34,7 @@ def test_enable_grad_inside_no_grad_and_nesting():
         assert not mg.is_grad_enabled()
     assert y.requires_grad and not z.requires_grad
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
 
 
 def test_decorators_and_exception_safety():
@@ -83,7 +83,7 @@ def test_backward_works_inside_no_grad():
     y = (x * x).sum()
     with mg.no_grad():
         y.backward()
-    np.testing.assert_array_equal(x.grad.data, [2.0, 4.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
     assert mg.is_grad_enabled()
 
 
@@ -92,7 +92,7 @@ def test_detach_cuts_gradient_flow():
     y = x * x
     z = (y.detach() * x).sum()  # d/dx = y (treated as constant)
     z.backward()
-    np.testing.assert_array_equal(x.grad.data, [1.0, 4.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 4.0])
 
 
 def test_bare_decorator_form():

@@ -44,7 +44,7 @@ class ScaledTanh(Function):
 
     @staticmethod
     def forward(ctx, x, error):
-        y = np.tanh(x.data)
+        y = np.tanh(x.numpy())
         ctx.save_for_backward(y)
         ctx.error = error
         return y
@@ -135,9 +135,9 @@ def test_inputs_are_restored_exactly_and_read_only_arrays_are_fine():
     data = np.random.default_rng(0).standard_normal((3, 4))
     view = np.broadcast_to(data[0], (3, 4))  # read-only, not contiguous
     x = Tensor._make(view, True, None)
-    original = x.data
+    original = x.numpy()
     gradcheck(lambda x: x.sin(), (x,))
-    assert x.data is original and np.array_equal(x.data, np.broadcast_to(data[0], (3, 4)))
+    assert x.numpy() is original and np.array_equal(x.numpy(), np.broadcast_to(data[0], (3, 4)))
     assert x.grad is None  # gradcheck never accumulates into .grad
 
 
@@ -206,7 +206,7 @@ def test_a_backward_returning_zeros_is_not_mistaken_for_vacuous():
     class Zero(Function):
         @staticmethod
         def forward(ctx, x):
-            return np.sin(x.data)
+            return np.sin(x.numpy())
 
         @staticmethod
         def backward(ctx, g):
@@ -263,12 +263,12 @@ def test_a_gradient_outside_the_one_sided_derivatives_fails_at_a_kink():
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return np.maximum(x.data, 0)
+            return np.maximum(x.numpy(), 0)
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
-            return g * const((x.data > 0) + 2.0 * (x.data == 0))  # 2 at 0: not in [0, 1]
+            return g * const((x.numpy() > 0) + 2.0 * (x.numpy() == 0))  # 2 at 0: not in [0, 1]
 
     x = mg.tensor(np.array([-1.0, 0.0, 0.5]), requires_grad=True)
     result = gradcheck(BadRelu.apply, (x,), return_result=True)
@@ -283,7 +283,7 @@ def test_nondeterministic_backward_is_reported_and_nondet_tol_allows_it():
     class Noisy(Function):
         @staticmethod
         def forward(ctx, x):
-            return x.data * 2.0
+            return x.numpy() * 2.0
 
         @staticmethod
         def backward(ctx, g):
@@ -305,12 +305,12 @@ def test_a_backward_not_linear_in_its_incoming_gradient_is_caught():
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return x.data**3
+            return x.numpy() ** 3
 
         @staticmethod
         def backward(ctx, g):
             (x,) = ctx.saved_tensors
-            return const(np.sign(g.data)) * 3 * x * x  # right for unit cotangents only
+            return const(np.sign(g.numpy())) * 3 * x * x  # right for unit cotangents only
 
     with pytest.raises(GradcheckError, match="not linear in its incoming gradient"):
         gradcheck(SignOfGrad.apply, (leaf(2, 3),))
@@ -320,7 +320,7 @@ def test_a_backward_that_raises_is_a_failure_with_its_message():
     class WrongShape(Function):
         @staticmethod
         def forward(ctx, a, b):
-            return a.data + b.data
+            return a.numpy() + b.numpy()
 
         @staticmethod
         def backward(ctx, g):
@@ -343,7 +343,7 @@ def test_a_transposed_gradient_is_attributed_exactly_despite_row_compression():
         @staticmethod
         def forward(ctx, x):
             ctx.save_for_backward(x)
-            return np.sin(x.data)
+            return np.sin(x.numpy())
 
         @staticmethod
         def backward(ctx, g):
@@ -402,7 +402,7 @@ def test_gradgradcheck_catches_a_backward_that_is_right_only_to_first_order():
     class DetachedTanh(Function):
         @staticmethod
         def forward(ctx, x):
-            ctx.y = np.tanh(x.data)  # a constant: the backward's graph misses d y / d x
+            ctx.y = np.tanh(x.numpy())  # a constant: the backward's graph misses d y / d x
             return ctx.y
 
         @staticmethod

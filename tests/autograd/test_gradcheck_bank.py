@@ -38,14 +38,14 @@ def numpy_op(forward, backward):
     class NumpyOp(Function):
         @staticmethod
         def forward(ctx, *xs):
-            ctx.arrays = [x.data for x in xs]
+            ctx.arrays = [x.numpy() for x in xs]
             return np.asarray(forward(*ctx.arrays), dtype=xs[0].dtype)
 
         @staticmethod
         def backward(ctx, g):
-            grads = backward(g.data, *ctx.arrays)
+            grads = backward(g.numpy(), *ctx.arrays)
             return tuple(
-                Tensor._make(np.asarray(d, dtype=g.data.dtype), False, None) for d in grads
+                Tensor._make(np.asarray(d, dtype=g.numpy().dtype), False, None) for d in grads
             )
 
     return NumpyOp.apply

@@ -25,8 +25,8 @@ def randn(*shape, seed=0):
 def state(module):
     """Everything gradcheck_module must leave untouched."""
     return (
-        [(n, p.data, p.data.copy(), p.grad) for n, p in module.named_parameters()],
-        [(n, b.data, b.data.copy()) for n, b in module.named_buffers()],
+        [(n, p.numpy(), p.numpy().copy(), p.grad) for n, p in module.named_parameters()],
+        [(n, b.numpy(), b.numpy().copy()) for n, b in module.named_buffers()],
         [m.training for m in module.modules()],
     )
 
@@ -55,7 +55,7 @@ def test_nested_names_and_a_wrong_parameter_gradient_is_named():
         @staticmethod
         def forward(ctx, x, w):
             ctx.save_for_backward(x, w)
-            return x.data * w.data
+            return x.numpy() * w.numpy()
 
         @staticmethod
         def backward(ctx, g):
@@ -94,12 +94,12 @@ def test_nested_names_and_a_wrong_parameter_gradient_is_named():
 
 def test_batchnorm_uses_batch_statistics_and_leaves_running_stats_untouched():
     bn = nn.BatchNorm1d(3)
-    bn.running_mean.data[...] = [0.1, -0.2, 0.3]
+    bn.running_mean.numpy()[...] = [0.1, -0.2, 0.3]
     before = state(bn)
     result = gradcheck_module(bn, randn(6, 3), return_result=True)
     assert result.verdict == "passed"
     assert_same_state(bn, before)
-    assert int(bn.num_batches_tracked.data) == 0
+    assert int(bn.num_batches_tracked.numpy()) == 0
 
 
 def test_training_mode_is_the_default_because_batch_coupling_is_what_breaks():
@@ -109,8 +109,8 @@ def test_training_mode_is_the_default_because_batch_coupling_is_what_breaks():
     class UncoupledBatchNorm(Function):
         @staticmethod
         def forward(ctx, x):
-            ctx.rstd = 1.0 / np.sqrt(x.data.var(0) + 1e-5)
-            return (x.data - x.data.mean(0)) * ctx.rstd
+            ctx.rstd = 1.0 / np.sqrt(x.numpy().var(0) + 1e-5)
+            return (x.numpy() - x.numpy().mean(0)) * ctx.rstd
 
         @staticmethod
         def backward(ctx, g):
@@ -136,14 +136,14 @@ def test_training_mode_is_the_default_because_batch_coupling_is_what_breaks():
 def test_dropout_is_off_unless_asked_and_the_random_state_is_kept():
     model = nn.Sequential(nn.Linear(3, 4), nn.Dropout(0.5), nn.Linear(4, 2))
     mg.manual_seed(7)
-    expected = mg.randn(3).data
+    expected = mg.randn(3).numpy()
     mg.manual_seed(7)
     before = state(model)
     result = gradcheck_module(model, randn(5, 3), return_result=True)
     assert result.verdict == "passed"
     assert_same_state(model, before)
     assert model[1].training  # back in training mode
-    np.testing.assert_array_equal(mg.randn(3).data, expected)  # generator untouched
+    np.testing.assert_array_equal(mg.randn(3).numpy(), expected)  # generator untouched
 
 
 def test_dropout_kept_on_checks_the_gradient_for_a_frozen_mask():

@@ -88,19 +88,19 @@ def test_hessian_vector_product_matches_finite_differences_of_gradients():
     assert g.requires_grad and g.grad_fn is not None
     (hv,) = grad((g * mg.tensor(v)).sum(), x)  # H v = d/dx <grad f(x), v>
     eps = 1e-6
-    numerical = (gradient(x0 + eps * v)[1].data - gradient(x0 - eps * v)[1].data) / (2 * eps)
-    np.testing.assert_allclose(hv.data, numerical, rtol=1e-5, atol=1e-7)
+    numerical = (gradient(x0 + eps * v)[1].numpy() - gradient(x0 - eps * v)[1].numpy()) / (2 * eps)
+    np.testing.assert_allclose(hv.numpy(), numerical, rtol=1e-5, atol=1e-7)
 
 
 def test_backward_create_graph_gives_a_differentiable_grad():
     x = _leaf((3,))
     (x**3).sum().backward(create_graph=True)
     assert x.grad.grad_fn is not None and x.grad.requires_grad
-    np.testing.assert_allclose(x.grad.data, 3 * x.data**2)
+    np.testing.assert_allclose(x.grad.numpy(), 3 * x.numpy() ** 2)
     g = x.grad
     x.grad = None
     g.sum().backward()  # d/dx sum(3 x^2) = 6 x
-    np.testing.assert_allclose(x.grad.data, 6 * x.data)
+    np.testing.assert_allclose(x.grad.numpy(), 6 * x.numpy())
 
 
 def test_without_create_graph_the_gradient_has_no_grad_fn():
@@ -116,7 +116,7 @@ def test_third_derivative():
     (g1,) = grad((x**4).sum(), x, create_graph=True)
     (g2,) = grad(g1.sum(), x, create_graph=True)
     (g3,) = grad(g2.sum(), x)
-    np.testing.assert_allclose(g3.data, 24 * x.data)
+    np.testing.assert_allclose(g3.numpy(), 24 * x.numpy())
 
 
 def test_gradient_penalty_reaches_the_parameters(torch):
@@ -134,8 +134,8 @@ def test_gradient_penalty_reaches_the_parameters(torch):
     out_t = (xt @ wt).tanh().sum()
     (gxt,) = torch.autograd.grad(out_t, xt, create_graph=True)
     ((gxt * gxt).sum() + out_t).backward()
-    np.testing.assert_allclose(w.grad.data, wt.grad.numpy(), rtol=1e-10)
-    np.testing.assert_allclose(x.grad.data, xt.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(w.grad.numpy(), wt.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-10)
 
 
 def test_create_graph_keeps_the_graph_for_another_backward():
@@ -143,7 +143,7 @@ def test_create_graph_keeps_the_graph_for_another_backward():
     y = (x.exp() * x).sum()
     y.backward(create_graph=True)
     y.backward(create_graph=True)  # retain_graph defaults to create_graph
-    np.testing.assert_allclose(x.grad.data, 2 * (np.exp(x.data) * (1 + x.data)))
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (np.exp(x.numpy()) * (1 + x.numpy())))
 
 
 @pytest.mark.parametrize(
@@ -161,4 +161,4 @@ def test_second_derivative_through_piecewise_linear_ops(fn, slope):
     x = mg.tensor(np.array([-1.5, -0.3, 0.4, 2.0]), requires_grad=True)
     (g,) = grad((fn(x) * x).sum(), x, create_graph=True)
     (h,) = grad(g.sum(), x)
-    np.testing.assert_array_equal(h.data, 2.0 * np.array(slope, dtype=float))
+    np.testing.assert_array_equal(h.numpy(), 2.0 * np.array(slope, dtype=float))

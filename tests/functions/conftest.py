@@ -37,7 +37,7 @@ def parity(torch):
         yt = torch_fn(*ts)
         assert y.shape == tuple(yt.shape)
         assert str(y.dtype) == _torch_dtype_name(yt)
-        np.testing.assert_allclose(y.data, yt.detach().numpy(), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
         assert y.requires_grad == yt.requires_grad
         if not yt.requires_grad:
             return y
@@ -49,12 +49,12 @@ def parity(torch):
                 assert x.grad is None
                 continue
             if t.grad is None:
-                assert x.grad is None or not np.any(x.grad.data), f"input {i}"
+                assert x.grad is None or not np.any(x.grad.numpy()), f"input {i}"
                 continue
             assert x.grad is not None, f"input {i} got no gradient"
             assert x.grad.shape == x.shape and x.grad.dtype == x.dtype
             np.testing.assert_allclose(
-                x.grad.data, t.grad.numpy(), rtol=rtol, atol=atol, err_msg=f"grad of input {i}"
+                x.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=atol, err_msg=f"grad of input {i}"
             )
         return y
 

@@ -55,7 +55,7 @@ def test_binary_gradcheck(name, shapes, which, rng, check_grads):
 def test_binary_matches_torch(name, shapes, rng, parity):
     a, b = _operands(rng, name, shapes)
     fn = BINARY[name][0]
-    parity(fn, fn, a.data, b.data)
+    parity(fn, fn, a.numpy(), b.numpy())
 
 
 @pytest.mark.parametrize("name", BINARY)
@@ -119,7 +119,7 @@ def test_scalar_op_gradcheck(name, leaf, check_grads):
 def test_pow_zero_has_a_zero_gradient(leaf):
     x = leaf((3,))
     (x**0).sum().backward()  # gradcheck would be vacuous here: both Jacobians are 0
-    np.testing.assert_array_equal(x.grad.data, np.zeros(3))
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(3))
 
 
 @pytest.mark.parametrize("name", SCALAR)
@@ -144,10 +144,10 @@ def test_pow_with_tensor_scalar_combinations(parity):
 def test_methods_match_operators(leaf):
     a, b = leaf((2, 3)), leaf((3,))
     for method, op in [("add", "__add__"), ("sub", "__sub__"), ("mul", "__mul__")]:
-        np.testing.assert_array_equal(getattr(a, method)(b).data, getattr(a, op)(b).data)
-    np.testing.assert_array_equal(a.div(b).data, (a / b).data)
-    np.testing.assert_array_equal(a.abs().pow(b).data, (a.abs() ** b).data)
-    np.testing.assert_array_equal(mg.matmul(a, b).data, a.data @ b.data)
+        np.testing.assert_array_equal(getattr(a, method)(b).numpy(), getattr(a, op)(b).numpy())
+    np.testing.assert_array_equal(a.div(b).numpy(), (a / b).numpy())
+    np.testing.assert_array_equal(a.abs().pow(b).numpy(), (a.abs() ** b).numpy())
+    np.testing.assert_array_equal(mg.matmul(a, b).numpy(), a.numpy() @ b.numpy())
 
 
 def test_operators_with_numpy_arrays_return_tensors(leaf):
@@ -219,7 +219,7 @@ def test_cast_gradient_flows_back_in_the_input_dtype(leaf):
     assert y.dtype == mg.float32 and y.requires_grad
     (y * 2).sum().backward()
     assert x.grad.dtype == mg.float64
-    np.testing.assert_array_equal(x.grad.data, [2.0, 2.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
 
 
 def test_to_same_dtype_returns_self_and_a_round_trip_is_differentiable(leaf):
@@ -230,13 +230,13 @@ def test_to_same_dtype_returns_self_and_a_round_trip_is_differentiable(leaf):
     assert y.dtype == mg.float64
     y.sum().backward()
     assert x32.grad.dtype == mg.float32
-    np.testing.assert_array_equal(x32.grad.data, np.float32([2.0, -4.0, 1.0]))
+    np.testing.assert_array_equal(x32.grad.numpy(), np.float32([2.0, -4.0, 1.0]))
 
 
 def test_clone_copies_and_passes_gradient(leaf, check_grads):
     x = leaf((2, 2))
     y = x.clone()
-    assert y.data is not x.data and not np.shares_memory(y.data, x.data)
+    assert y.numpy() is not x.numpy() and not np.shares_memory(y.numpy(), x.numpy())
     check_grads(lambda t: t.clone() * 3, x)
 
 

@@ -55,9 +55,9 @@ def test_run_block_records_the_activation_input_and_leaves_the_block_as_it_was()
     h, y = saturation.run_block(block, x)  # (N, L, 64)
     assert h.shape == (2, 4, 64) and block.activation is activation
     with mg.no_grad():
-        np.testing.assert_array_equal(y.data, block(x, is_causal=True).data)
+        np.testing.assert_array_equal(y.numpy(), block(x, is_causal=True).numpy())
         # y = mid + linear2(gelu(h)), so y - linear2(gelu(h)) must be the stream after
         # attention, whose norm2 and linear1 give back h.
-        mid = y.data - block.linear2(F.gelu(mg.tensor(h))).data
-        again = block.linear1(block.norm2(mg.tensor(mid))).data
+        mid = y.numpy() - block.linear2(F.gelu(mg.tensor(h))).numpy()
+        again = block.linear1(block.norm2(mg.tensor(mid))).numpy()
     np.testing.assert_allclose(again, h, atol=1e-4)

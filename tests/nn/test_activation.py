@@ -43,8 +43,8 @@ def test_matches_pytorch(torch, rng, name, fn, dtype):
     my.backward(mg.tensor(g))
     assert my.dtype == dtype and mx.grad.dtype == dtype
     tol = dict(rtol=2e-6, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(my.data, ty.detach().numpy(), **tol)
-    np.testing.assert_allclose(mx.grad.data, tx.grad.numpy(), **tol)
+    np.testing.assert_allclose(my.numpy(), ty.detach().numpy(), **tol)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), **tol)
 
 
 @pytest.mark.parametrize("name,fn", CASES, ids=[c[0] for c in CASES])
@@ -70,8 +70,8 @@ def test_gelu_second_derivative_matches_pytorch(torch, rng, approximate):
     mx = mg.tensor(x, requires_grad=True)
     (mgr,) = grad(F.gelu(mx, approximate=approximate).sum(), mx, create_graph=True)
     (mgg,) = grad(mgr.sum(), mx)
-    np.testing.assert_allclose(mgr.data, tg.detach().numpy(), rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(mgg.data, tgg.numpy(), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(mgr.numpy(), tg.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(mgg.numpy(), tgg.numpy(), rtol=1e-10, atol=1e-13)
 
 
 @pytest.mark.parametrize("fn", [F.gelu, F.silu, lambda t: F.gelu(t, approximate="tanh")])
@@ -83,17 +83,17 @@ def test_fused_and_differentiable_backward_agree(rng, fn):
     (slow,) = grad(fn(x).sum(), x, create_graph=True)
     assert slow.requires_grad and not fast.requires_grad
     # atol: gelu_tanh's 1 - tanh(u)^2 cancels for large |x| (both ways lose ~1e-15)
-    np.testing.assert_allclose(fast.data, slow.data, rtol=1e-13, atol=1e-14)
+    np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-13, atol=1e-14)
 
 
 def test_erf_matches_math_erf_and_has_its_derivative(rng):
     x = np.concatenate([rng.standard_normal(200) * 3, [0.0, -6.0, 6.0, 1e-300, -1e-10]])
     y = F.erf(mg.tensor(x))
-    np.testing.assert_allclose(y.data, [math.erf(v) for v in x], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(y.numpy(), [math.erf(v) for v in x], rtol=1e-15, atol=0)
     y32 = F.erf(mg.tensor(x.astype(np.float32)))
     assert y32.dtype == np.float32
     np.testing.assert_allclose(
-        y32.data, [math.erf(float(np.float32(v))) for v in x], rtol=1e-7, atol=1e-7
+        y32.numpy(), [math.erf(float(np.float32(v))) for v in x], rtol=1e-7, atol=1e-7
     )
     xt = mg.tensor(rng.standard_normal(5), requires_grad=True)
     assert gradcheck(F.erf, (xt,)) and gradgradcheck(F.erf, (xt,))
@@ -104,7 +104,7 @@ def test_gelu_float16_and_no_grad_path():
     y = F.gelu(x)
     assert y.dtype == np.float16
     expected = [v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in np.linspace(-3, 3, 7)]
-    np.testing.assert_allclose(y.data.astype(np.float64), expected, rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(y.numpy().astype(np.float64), expected, rtol=2e-3, atol=2e-3)
     with mg.no_grad():
         w = mg.tensor([1.0], requires_grad=True)
         assert not F.silu(w).requires_grad
@@ -135,7 +135,7 @@ def test_modules_match_functions_and_repr(rng):
         (nn.LogSoftmax(dim=0), F.log_softmax(x, 0), "LogSoftmax(dim=0)"),
     ]
     for module, expected, text in pairs:
-        np.testing.assert_array_equal(module(x).data, expected.data)
+        np.testing.assert_array_equal(module(x).numpy(), expected.numpy())
         assert repr(module) == text
 
 
@@ -157,10 +157,10 @@ def test_large_inputs_split_over_threads_agree_with_small_ones(rng, fn):
     y = fn(xt)
     y.backward(mg.ones_like(y))
     pieces = [fn(mg.tensor(row[None], requires_grad=True)) for row in x[:3]]
-    np.testing.assert_array_equal(y.data[:3], np.concatenate([p.data for p in pieces]))
+    np.testing.assert_array_equal(y.numpy()[:3], np.concatenate([p.numpy() for p in pieces]))
     row = mg.tensor(x[-1:], requires_grad=True)
     fn(row).sum().backward()
-    np.testing.assert_array_equal(xt.grad.data[-1:], row.grad.data)
+    np.testing.assert_array_equal(xt.grad.numpy()[-1:], row.grad.numpy())
 
 
 @pytest.mark.parametrize("fn", [F.gelu, F.silu, lambda t: F.gelu(t, approximate="tanh")])
@@ -175,7 +175,7 @@ def test_results_do_not_depend_on_the_thread_count(rng, monkeypatch, fn, dtype):
         monkeypatch.setattr(A, "get_num_threads", lambda n=threads: n)
         xt = mg.tensor(x, requires_grad=True)
         fn(xt).backward(mg.tensor(g))  # g contiguous: the threaded product
-        results.append((fn(xt).data, xt.grad.data))
+        results.append((fn(xt).numpy(), xt.grad.numpy()))
     for y, dx in results[1:]:
         np.testing.assert_array_equal(y, results[0][0])
         np.testing.assert_array_equal(dx, results[0][1])
@@ -186,11 +186,11 @@ def test_backward_with_a_broadcast_or_transposed_gradient(rng):
     x = mg.tensor(rng.standard_normal((300, 400)).astype(np.float32), requires_grad=True)
     y = F.gelu(x)
     y.backward(mg.ones_like(y))
-    expected = x.grad.data.copy()
+    expected = x.grad.numpy().copy()
     x.grad = None
     F.gelu(x).sum().backward()
-    np.testing.assert_array_equal(x.grad.data, expected)
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
     x.grad = None
     g = rng.standard_normal((400, 300)).astype(np.float32)
     F.gelu(x).T.backward(mg.tensor(g))
-    np.testing.assert_array_equal(x.grad.data, g.T * expected)
+    np.testing.assert_array_equal(x.grad.numpy(), g.T * expected)

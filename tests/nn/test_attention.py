@@ -37,7 +37,7 @@ def test_sdpa_matches_numpy_reference(rng):
     q, k, v = tensors(rng, (2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7))
     out = F.scaled_dot_product_attention(q, k, v)
     assert out.shape == (2, 3, 4, 7)
-    np.testing.assert_allclose(out.data, np_attention(q.data, k.data, v.data), **TOL)
+    np.testing.assert_allclose(out.numpy(), np_attention(q.numpy(), k.numpy(), v.numpy()), **TOL)
 
 
 def test_sdpa_bool_mask_true_means_may_attend(rng):
@@ -45,24 +45,28 @@ def test_sdpa_bool_mask_true_means_may_attend(rng):
     allow = rng.random((3, 5)) > 0.4
     allow[:, 0] = True
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mg.tensor(allow))
-    np.testing.assert_allclose(out.data, np_attention(q.data, k.data, v.data, allow=allow), **TOL)
+    np.testing.assert_allclose(
+        out.numpy(), np_attention(q.numpy(), k.numpy(), v.numpy(), allow=allow), **TOL
+    )
     # a blocked key does not influence the output: change its value, nothing moves
-    v2 = v.data.copy()
+    v2 = v.numpy().copy()
     blocked_everywhere = ~allow.any(0)
     v2[blocked_everywhere] += 100.0
     out2 = F.scaled_dot_product_attention(q, k, mg.tensor(v2), attn_mask=mg.tensor(allow))
-    np.testing.assert_allclose(out2.data, out.data, **TOL)
+    np.testing.assert_allclose(out2.numpy(), out.numpy(), **TOL)
 
 
 def test_sdpa_float_mask_is_added_and_causal_is_lower_triangular(rng):
     q, k, v = tensors(rng, (2, 4, 3), (2, 6, 3), (2, 6, 3))
     add = rng.standard_normal((4, 6))
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mg.tensor(add))
-    np.testing.assert_allclose(out.data, np_attention(q.data, k.data, v.data, add=add), **TOL)
+    np.testing.assert_allclose(
+        out.numpy(), np_attention(q.numpy(), k.numpy(), v.numpy(), add=add), **TOL
+    )
     causal = F.scaled_dot_product_attention(q, k, v, is_causal=True, scale=0.3)
     allow = np.tril(np.ones((4, 6), bool))  # top-left aligned, like PyTorch
-    expected = np_attention(q.data, k.data, v.data, allow=allow, scale=0.3)
-    np.testing.assert_allclose(causal.data, expected, **TOL)
+    expected = np_attention(q.numpy(), k.numpy(), v.numpy(), allow=allow, scale=0.3)
+    np.testing.assert_allclose(causal.numpy(), expected, **TOL)
 
 
 def test_sdpa_broadcasts_batch_dims(rng):
@@ -78,15 +82,15 @@ def test_sdpa_fully_masked_row_gives_zeros_and_no_gradient(rng):
     allow = np.ones((3, 5), bool)
     allow[1] = False  # query 1 may attend nowhere
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mg.tensor(allow))
-    assert np.isfinite(out.data).all()
-    np.testing.assert_array_equal(out.data[1], 0.0)
+    assert np.isfinite(out.numpy()).all()
+    np.testing.assert_array_equal(out.numpy()[1], 0.0)
     (out * mg.tensor(rng.standard_normal(out.shape))).sum().backward()
-    np.testing.assert_array_equal(q.grad.data[1], 0.0)
-    assert np.isfinite(k.grad.data).all() and np.isfinite(v.grad.data).all()
+    np.testing.assert_array_equal(q.grad.numpy()[1], 0.0)
+    assert np.isfinite(k.grad.numpy()).all() and np.isfinite(v.grad.numpy()).all()
     # float -inf masks behave the same
     add = np.where(allow, 0.0, -np.inf)
     out_f = F.scaled_dot_product_attention(q, k, v, attn_mask=mg.tensor(add))
-    np.testing.assert_allclose(out_f.data, out.data, **TOL)
+    np.testing.assert_allclose(out_f.numpy(), out.numpy(), **TOL)
 
 
 # ==================================================================== SDPA vs PyTorch
@@ -120,14 +124,14 @@ def test_sdpa_parity_with_torch(torch, rng, case):
     kw = dict(is_causal=cfg.get("is_causal", False), scale=cfg.get("scale"))
     out = F.scaled_dot_product_attention(*mg_in, attn_mask=mg_mask, **kw)
     ref = torch.nn.functional.scaled_dot_product_attention(*th_in, attn_mask=th_mask, **kw)
-    np.testing.assert_allclose(out.data, ref.detach().numpy(), **TOL)
+    np.testing.assert_allclose(out.numpy(), ref.detach().numpy(), **TOL)
     g = rng.standard_normal(out.shape)
     out.backward(mg.tensor(g))
     ref.backward(torch.tensor(g))
     for a, b in zip(mg_in, th_in):
-        np.testing.assert_allclose(a.grad.data, b.grad.numpy(), **TOL)
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **TOL)
     if cfg.get("mask_grad"):
-        np.testing.assert_allclose(mg_mask.grad.data, th_mask.grad.numpy(), **TOL)
+        np.testing.assert_allclose(mg_mask.grad.numpy(), th_mask.grad.numpy(), **TOL)
 
 
 def test_sdpa_float32_close_to_torch(torch, rng):
@@ -137,7 +141,7 @@ def test_sdpa_float32_close_to_torch(torch, rng):
         *[torch.tensor(a) for a in arrays], is_causal=True
     )
     assert out.dtype == np.float32
-    np.testing.assert_allclose(out.data, ref.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5, atol=1e-6)
 
 
 # ==================================================================== SDPA: gradients
@@ -198,9 +202,9 @@ def test_sdpa_dropout_statistics_and_scaling(rng):
     q, k = tensors(rng, (8, L, 4), (8, S, 4), requires_grad=False)
     eye = mg.tensor(np.eye(S))
     p = 0.25
-    plain = F.scaled_dot_product_attention(q, k, eye).data
+    plain = F.scaled_dot_product_attention(q, k, eye).numpy()
     mg.manual_seed(1)
-    dropped = F.scaled_dot_product_attention(q, k, eye, dropout_p=p).data
+    dropped = F.scaled_dot_product_attention(q, k, eye, dropout_p=p).numpy()
     zero = dropped == 0
     assert abs(zero.mean() - p) < 0.01  # 32,768 draws: 5 standard deviations ~ 0.012
     np.testing.assert_allclose(dropped[~zero], plain[~zero] / (1 - p), **TOL)
@@ -209,10 +213,10 @@ def test_sdpa_dropout_statistics_and_scaling(rng):
 def test_sdpa_dropout_reproducible_with_manual_seed(rng):
     q, k, v = tensors(rng, (4, 8, 4), (4, 8, 4), (4, 8, 4))
     mg.manual_seed(7)
-    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).data
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
     mg.manual_seed(7)
-    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).data
-    c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).data
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
+    c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -341,12 +345,12 @@ def test_mha_parity_with_torch(torch, rng, case):
     out, w = mine(*mg_args, **{k: mg.tensor(v) for k, v in masks.items()}, **call)
     ref_out, ref_w = ref(*th_args, **{k: torch.tensor(v) for k, v in masks.items()}, **call)
 
-    np.testing.assert_allclose(out.data, ref_out.detach().numpy(), **TOL)
+    np.testing.assert_allclose(out.numpy(), ref_out.detach().numpy(), **TOL)
     loss = (out * mg.tensor(g := rng.standard_normal(out.shape))).sum()
     ref_loss = (ref_out * torch.tensor(g)).sum()
     if need_weights:
         assert w.shape == tuple(ref_w.shape)
-        np.testing.assert_allclose(w.data, ref_w.detach().numpy(), **TOL)
+        np.testing.assert_allclose(w.numpy(), ref_w.detach().numpy(), **TOL)
         gw = rng.standard_normal(w.shape)
         loss = loss + (w * mg.tensor(gw)).sum()
         ref_loss = ref_loss + (ref_w * torch.tensor(gw)).sum()
@@ -355,10 +359,12 @@ def test_mha_parity_with_torch(torch, rng, case):
     loss.backward()
     ref_loss.backward()
     for a, b in zip(mg_in, th_in):
-        np.testing.assert_allclose(a.grad.data, b.grad.numpy(), **TOL)
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), **TOL)
     ref_params = dict(ref.named_parameters())
     for name, p in mine.named_parameters():
-        np.testing.assert_allclose(p.grad.data, ref_params[name].grad.numpy(), **TOL, err_msg=name)
+        np.testing.assert_allclose(
+            p.grad.numpy(), ref_params[name].grad.numpy(), **TOL, err_msg=name
+        )
 
 
 def test_mha_is_causal_without_mask_builds_the_causal_mask(rng):
@@ -367,8 +373,8 @@ def test_mha_is_causal_without_mask_builds_the_causal_mask(rng):
     causal = np.triu(np.ones((5, 5), bool), 1)
     out, _ = mha(x, x, x, is_causal=True, need_weights=False)
     expected, w = mha(x, x, x, attn_mask=mg.tensor(causal))
-    np.testing.assert_allclose(out.data, expected.data, **TOL)
-    assert (w.data[:, causal] == 0).all()
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), **TOL)
+    assert (w.numpy()[:, causal] == 0).all()
 
 
 def test_mha_state_dict_keys_shapes_and_init():
@@ -381,11 +387,11 @@ def test_mha_state_dict_keys_shapes_and_init():
         "out_proj.bias": (64,),
     }
     bound = np.sqrt(6.0 / (64 + 192))  # xavier_uniform on [3E, E]
-    w = mha.in_proj_weight.data
+    w = mha.in_proj_weight.numpy()
     assert np.abs(w).max() <= bound and np.abs(w).max() > 0.9 * bound
-    np.testing.assert_array_equal(mha.in_proj_bias.data, 0.0)
-    np.testing.assert_array_equal(mha.out_proj.bias.data, 0.0)
-    ow = mha.out_proj.weight.data  # Linear's init: U(-1/sqrt(E), 1/sqrt(E))
+    np.testing.assert_array_equal(mha.in_proj_bias.numpy(), 0.0)
+    np.testing.assert_array_equal(mha.out_proj.bias.numpy(), 0.0)
+    ow = mha.out_proj.weight.numpy()  # Linear's init: U(-1/sqrt(E), 1/sqrt(E))
     assert np.abs(ow).max() <= 1 / 8 and np.abs(ow).max() > 0.9 / 8
     assert mha.head_dim == 16 and mha.in_proj_weight.dtype == np.float32
 
@@ -404,7 +410,7 @@ def test_mha_loads_torch_state_dict_and_back(torch):
     mine = nn.MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True)
     mine.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
     back = torch.nn.MultiheadAttention(8, 2, kdim=4, vdim=6, add_bias_kv=True)
-    back.load_state_dict({k: torch.from_numpy(v) for k, v in mine.state_dict().items()})
+    back.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in mine.state_dict().items()})
     for (k1, v1), (k2, v2) in zip(ref.state_dict().items(), back.state_dict().items()):
         assert k1 == k2
         np.testing.assert_array_equal(v1.numpy(), v2.numpy())
@@ -452,26 +458,28 @@ def test_mha_fully_masked_row_gives_out_proj_bias_and_finite_gradients(rng):
     kpm = mg.tensor(np.array([[False, True, False], [True, True, True]]))  # batch 1: all padded
     for need_weights in (True, False):
         out, w = mha(x, x, x, key_padding_mask=kpm, need_weights=need_weights)
-        np.testing.assert_allclose(out.data[1], np.broadcast_to(mha.out_proj.bias.data, (3, 4)))
+        np.testing.assert_allclose(
+            out.numpy()[1], np.broadcast_to(mha.out_proj.bias.numpy(), (3, 4))
+        )
         if need_weights:
-            np.testing.assert_array_equal(w.data[1], 0.0)
-            np.testing.assert_allclose(w.data[0].sum(-1), 1.0)
+            np.testing.assert_array_equal(w.numpy()[1], 0.0)
+            np.testing.assert_allclose(w.numpy()[0].sum(-1), 1.0)
         x.grad = None
         out.sum().backward()
-        assert np.isfinite(x.grad.data).all()
-        np.testing.assert_array_equal(x.grad.data[1], 0.0)
+        assert np.isfinite(x.grad.numpy()).all()
+        np.testing.assert_array_equal(x.grad.numpy()[1], 0.0)
 
 
 def test_mha_dropout_in_training_only(rng):
     mha = nn.MultiheadAttention(8, 2, dropout=0.5, batch_first=True, dtype=mg.float64)
     x = mg.tensor(rng.standard_normal((4, 16, 8)))
     _, w = mha(x, x, x, average_attn_weights=False)
-    frac = (w.data == 0).mean()
+    frac = (w.numpy() == 0).mean()
     assert 0.45 < frac < 0.55  # 4,096 weights
     mha.eval()
     _, w_eval = mha(x, x, x, average_attn_weights=False)
-    assert (w_eval.data > 0).all()
-    np.testing.assert_allclose(w_eval.data.sum(-1), 1.0)
+    assert (w_eval.numpy() > 0).all()
+    np.testing.assert_allclose(w_eval.numpy().sum(-1), 1.0)
     # reproducible in training with mg.manual_seed, on the fused path too
     mha.train()
     mg.manual_seed(3)
@@ -479,8 +487,8 @@ def test_mha_dropout_in_training_only(rng):
     mg.manual_seed(3)
     b, _ = mha(x, x, x, need_weights=False)
     c, _ = mha(x, x, x, need_weights=False)
-    np.testing.assert_array_equal(a.data, b.data)
-    assert not np.array_equal(a.data, c.data)
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert not np.array_equal(a.numpy(), c.numpy())
 
 
 def test_mha_errors_name_the_argument(rng):

@@ -13,7 +13,7 @@ def test_sequential_runs_in_order_and_names_like_pytorch():
     seq = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     x = mg.randn(5, 3)
     expected = seq[2](seq[1](seq[0](x)))
-    np.testing.assert_array_equal(seq(x).data, expected.data)
+    np.testing.assert_array_equal(seq(x).numpy(), expected.numpy())
     assert list(seq.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
     assert len(seq) == 3 and seq[-1] is seq[2]
     assert isinstance(seq[1:], nn.Sequential) and len(seq[1:]) == 2

@@ -21,17 +21,17 @@ def test_matches_pytorch_with_repeats_and_padding(torch, rng, padding_idx, dtype
     ty.backward(torch.from_numpy(g))
     my = me(mg.tensor(idx))
     my.backward(mg.tensor(g))
-    np.testing.assert_array_equal(my.data, ty.detach().numpy())
+    np.testing.assert_array_equal(my.numpy(), ty.detach().numpy())
     rtol = 1e-6 if dtype == np.float32 else 1e-13
-    np.testing.assert_allclose(me.weight.grad.data, te.weight.grad.numpy(), rtol=rtol, atol=rtol)
+    np.testing.assert_allclose(me.weight.grad.numpy(), te.weight.grad.numpy(), rtol=rtol, atol=rtol)
     if padding_idx is not None:
-        assert np.all(me.weight.grad.data[padding_idx] == 0)
+        assert np.all(me.weight.grad.numpy()[padding_idx] == 0)
 
 
 def test_init_normal_with_zero_padding_row():
     mg.manual_seed(0)
     e = nn.Embedding(1000, 64, padding_idx=3)
-    w = e.weight.data
+    w = e.weight.numpy()
     assert w.dtype == np.float32
     assert np.all(w[3] == 0)
     assert abs(w.mean()) < 0.01 and abs(w.std() - 1.0) < 0.01
@@ -71,9 +71,9 @@ def test_one_hot_matches_pytorch(torch):
     expected = torch.nn.functional.one_hot(torch.from_numpy(idx)).numpy()
     out = F.one_hot(mg.tensor(idx))
     assert out.dtype == np.int64
-    np.testing.assert_array_equal(out.data, expected)
+    np.testing.assert_array_equal(out.numpy(), expected)
     np.testing.assert_array_equal(
-        F.one_hot(mg.tensor(idx), 6).data,
+        F.one_hot(mg.tensor(idx), 6).numpy(),
         torch.nn.functional.one_hot(torch.from_numpy(idx), 6).numpy(),
     )
     with pytest.raises(ValueError, match="out of range"):
@@ -85,8 +85,8 @@ def test_from_pretrained_shares_and_freezes(torch):
     t = mg.tensor(w)
     e = nn.Embedding.from_pretrained(t)
     assert not e.weight.requires_grad and e.num_embeddings == 4 and e.embedding_dim == 3
-    assert np.shares_memory(e.weight.data, t.data)  # shared, not copied
-    np.testing.assert_array_equal(e(mg.tensor([3, 0])).data, w[[3, 0]])
+    assert np.shares_memory(e.weight.numpy(), t.numpy())  # shared, not copied
+    np.testing.assert_array_equal(e(mg.tensor([3, 0])).numpy(), w[[3, 0]])
     trainable = nn.Embedding.from_pretrained(w, freeze=False, padding_idx=1)
     assert trainable.weight.requires_grad and trainable.padding_idx == 1
     assert repr(trainable) == repr(

@@ -25,11 +25,15 @@ def test_linear_matches_pytorch(torch, rng, shape, bias):
     mx = mg.tensor(x, requires_grad=True)
     my = m(mx)
     my.backward(mg.tensor(g))
-    np.testing.assert_allclose(my.data, ty.detach().numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(mx.grad.data, tx.grad.numpy(), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(m.weight.grad.data, tl.weight.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(my.numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        m.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=1e-12, atol=1e-12
+    )
     if bias:
-        np.testing.assert_allclose(m.bias.grad.data, tl.bias.grad.numpy(), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            m.bias.grad.numpy(), tl.bias.grad.numpy(), rtol=1e-12, atol=1e-12
+        )
 
 
 def test_linear_float32_matches_pytorch(torch, rng):
@@ -40,7 +44,7 @@ def test_linear_float32_matches_pytorch(torch, rng):
     y = m(mg.tensor(x))
     assert y.dtype == np.float32
     np.testing.assert_allclose(
-        y.data, tl(torch.from_numpy(x)).detach().numpy(), rtol=1e-5, atol=1e-6
+        y.numpy(), tl(torch.from_numpy(x)).detach().numpy(), rtol=1e-5, atol=1e-6
     )
 
 
@@ -58,7 +62,7 @@ def test_linear_non_contiguous_input(rng):
     x = rng.standard_normal((5, 4)).T  # (4, 5), a transposed view
     w = rng.standard_normal((3, 5))
     y = F.linear(mg.tensor(x), mg.tensor(w))
-    np.testing.assert_allclose(y.data, x @ w.T, rtol=1e-12)
+    np.testing.assert_allclose(y.numpy(), x @ w.T, rtol=1e-12)
 
 
 def test_linear_input_errors_name_layer_and_shapes():
@@ -79,17 +83,17 @@ def test_linear_default_init_bounds_and_spread():
     bound = 1 / math.sqrt(400)
     for p in (m.weight, m.bias):
         assert p.dtype == np.float32
-        assert np.abs(p.data).max() <= bound
+        assert np.abs(p.numpy()).max() <= bound
     # U(-b, b) has std b / sqrt(3)
-    assert abs(m.weight.data.std() - bound / math.sqrt(3)) < 0.02 * bound
-    assert abs(m.bias.data.std() - bound / math.sqrt(3)) < 0.15 * bound
+    assert abs(m.weight.numpy().std() - bound / math.sqrt(3)) < 0.02 * bound
+    assert abs(m.bias.numpy().std() - bound / math.sqrt(3)) < 0.15 * bound
 
 
 def test_linear_init_is_seeded():
     mg.manual_seed(7)
-    a = nn.Linear(3, 3).weight.data.copy()
+    a = nn.Linear(3, 3).weight.numpy().copy()
     mg.manual_seed(7)
-    np.testing.assert_array_equal(nn.Linear(3, 3).weight.data, a)
+    np.testing.assert_array_equal(nn.Linear(3, 3).weight.numpy(), a)
 
 
 def test_linear_repr_and_bias_none():

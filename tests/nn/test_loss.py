@@ -45,7 +45,7 @@ def _run_both(torch, fn_name, x, t, kw, g=None):
         g = np.random.default_rng(3).standard_normal(ty.shape).astype(x.dtype)
     ty.backward(torch.from_numpy(np.asarray(g)))
     my.backward(mg.tensor(g))
-    return (my.data, ty.detach().numpy()), (mx.grad.data, tx.grad.numpy())
+    return (my.numpy(), ty.detach().numpy()), (mx.grad.numpy(), tx.grad.numpy())
 
 
 @pytest.mark.parametrize("kw", CE_OPTIONS, ids=str)
@@ -83,7 +83,7 @@ def test_cross_entropy_probability_targets_match_pytorch(torch, rng, kw):
     mp = mg.tensor(p, requires_grad=True)
     kw_m = {k: (mg.tensor(np.linspace(0.5, 2.0, 3)) if k == "weight" else v) for k, v in kw.items()}
     F.cross_entropy(mg.tensor(x), mp, **kw_m).sum().backward()
-    np.testing.assert_allclose(mp.grad.data, tp.grad.numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(mp.grad.numpy(), tp.grad.numpy(), rtol=1e-12, atol=1e-14)
 
 
 def test_cross_entropy_all_ignored_mean_is_nan_like_pytorch(torch):
@@ -137,7 +137,7 @@ def test_cross_entropy_second_derivative_matches_pytorch(torch, rng):
     mx = mg.tensor(x, requires_grad=True)
     (g1,) = grad(F.cross_entropy(mx, mg.tensor(t), label_smoothing=0.1), mx, create_graph=True)
     (g2,) = grad((g1**2).sum(), mx)
-    np.testing.assert_allclose(g2.data, tgg.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(g2.numpy(), tgg.numpy(), rtol=1e-10, atol=1e-14)
 
 
 def test_cross_entropy_errors():
@@ -181,7 +181,7 @@ def test_nll_of_log_softmax_equals_cross_entropy(rng):
     t = mg.tensor([0, 3, 3, 1, 2])
     a = F.nll_loss(F.log_softmax(x, 1), t)
     b = F.cross_entropy(x, t)
-    np.testing.assert_allclose(a.data, b.data, rtol=1e-12)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12)
     xt = mg.tensor(rng.standard_normal((3, 4)), requires_grad=True)
     assert gradcheck(lambda x: F.nll_loss(x, mg.tensor([1, 0, 3]), reduction="sum"), (xt,))
     assert gradgradcheck(lambda x: F.nll_loss(x * x, mg.tensor([1, 0, 3])), (xt,))
@@ -196,9 +196,9 @@ def test_mse_matches_pytorch(torch, rng, reduction):
     ma, mb = mg.tensor(a, requires_grad=True), mg.tensor(b, requires_grad=True)
     ml = F.mse_loss(ma, mb, reduction=reduction)
     ml.sum().backward()
-    np.testing.assert_allclose(ml.data, tl.detach().numpy(), rtol=1e-12)
-    np.testing.assert_allclose(ma.grad.data, ta.grad.numpy(), rtol=1e-12)
-    np.testing.assert_allclose(mb.grad.data, tb.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ml.numpy(), tl.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ma.grad.numpy(), ta.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(mb.grad.numpy(), tb.grad.numpy(), rtol=1e-12)
     assert gradcheck(lambda a, b: F.mse_loss(a, b, reduction=reduction), (ma, mb))
 
 
@@ -215,18 +215,19 @@ def test_loss_modules_match_functions_and_register_weight(torch, rng):
     w = mg.tensor([1.0, 2.0, 0.5])
     ce = nn.CrossEntropyLoss(weight=w, label_smoothing=0.1, ignore_index=2)
     np.testing.assert_array_equal(
-        ce(x, t).data, F.cross_entropy(x, t, weight=w, label_smoothing=0.1, ignore_index=2).data
+        ce(x, t).numpy(),
+        F.cross_entropy(x, t, weight=w, label_smoothing=0.1, ignore_index=2).numpy(),
     )
     assert list(ce.state_dict()) == list(
         torch.nn.CrossEntropyLoss(weight=torch.ones(3)).state_dict()
     )
     assert list(nn.CrossEntropyLoss().state_dict()) == []
     np.testing.assert_array_equal(
-        nn.NLLLoss(reduction="sum")(x, t).data, F.nll_loss(x, t, reduction="sum").data
+        nn.NLLLoss(reduction="sum")(x, t).numpy(), F.nll_loss(x, t, reduction="sum").numpy()
     )
     np.testing.assert_array_equal(
-        nn.MSELoss(reduction="sum")(x, x * 2).data,
-        F.mse_loss(x, x * 2, reduction="sum").data,
+        nn.MSELoss(reduction="sum")(x, x * 2).numpy(),
+        F.mse_loss(x, x * 2, reduction="sum").numpy(),
     )
     with pytest.raises(ValueError, match="reduction"):
         nn.MSELoss(reduction="max")

@@ -154,7 +154,7 @@ def test_zero_grad_set_to_none_and_to_zero():
     for p in net.parameters():
         if id(p) in grads:
             assert p.grad is grads[id(p)]  # zeroed in place
-            assert np.all(p.grad.data == 0)
+            assert np.all(p.grad.numpy() == 0)
     net.zero_grad()
     assert all(p.grad is None for p in net.parameters())
 
@@ -206,20 +206,22 @@ def test_deepcopy_gives_independent_parameters():
     m = Block()
     c = copy.deepcopy(m)
     with mg.no_grad():
-        c.fc.weight.data[...] = 0
-    assert not np.all(m.fc.weight.data == 0)
+        c.fc.weight.numpy()[...] = 0
+    assert not np.all(m.fc.weight.numpy() == 0)
     assert c.fc.weight is not m.fc.weight and isinstance(c.fc.weight, nn.Parameter)
 
 
 # ---------------------------------------------------------------------- state_dict
-def test_state_dict_is_a_snapshot_of_arrays():
+def test_state_dict_shares_memory_with_the_module():
     m = Block()
     sd = m.state_dict()
-    assert all(type(v) is np.ndarray for v in sd.values())
-    before = sd["fc.weight"].copy()
+    assert all(type(v) is mg.Tensor and not v.requires_grad for v in sd.values())
     with mg.no_grad():
-        m.fc.weight.data += 1
-    np.testing.assert_array_equal(sd["fc.weight"], before)
+        sd["fc.weight"].copy_(mg.ones(*sd["fc.weight"].shape))  # how GPT code loads weights
+    assert np.all(m.fc.weight.numpy() == 1)
+    with mg.no_grad():
+        m.fc.weight.data += 1  # in place, as in PyTorch: the state_dict sees it
+    assert np.all(sd["fc.weight"].numpy() == 2)
     kv = m.state_dict(keep_vars=True)
     assert kv["fc.weight"] is m.fc.weight
 
@@ -231,7 +233,7 @@ def test_load_state_dict_round_trip_and_identity():
     assert result.missing_keys == [] and result.unexpected_keys == []
     assert b.a.fc.weight is w  # copied in place
     x = mg.randn(4, 3)
-    np.testing.assert_array_equal(a(x).data, b(x).data)
+    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
 
 
 def test_load_state_dict_accepts_lists_and_tensors():
@@ -242,7 +244,7 @@ def test_load_state_dict_accepts_lists_and_tensors():
 
 def test_failed_load_leaves_module_unchanged_and_names_keys():
     m = Block()
-    before = {k: v.copy() for k, v in m.state_dict().items()}
+    before = {k: v.numpy().copy() for k, v in m.state_dict().items()}
     bad = {k: v + 1 for k, v in before.items()}
     del bad["scale"]
     bad["fc.weight"] = np.zeros((3, 4), np.float32)  # transposed shape
@@ -267,7 +269,7 @@ def test_non_strict_returns_missing_and_unexpected_but_checks_shapes():
     sd["fc.bias"] = sd["fc.bias"] + 7
     res = m.load_state_dict(sd, strict=False)
     assert res.missing_keys == ["running"] and res.unexpected_keys == ["foo"]
-    np.testing.assert_array_equal(m.fc.bias.data, sd["fc.bias"])
+    np.testing.assert_array_equal(m.fc.bias.numpy(), sd["fc.bias"])
     sd["fc.bias"] = np.zeros(5)
     with pytest.raises(RuntimeError, match="size mismatch for fc.bias"):
         m.load_state_dict(sd, strict=False)
@@ -275,7 +277,7 @@ def test_non_strict_returns_missing_and_unexpected_but_checks_shapes():
 
 def test_load_state_dict_casts_dtype_and_refuses_non_numbers():
     m = nn.Linear(2, 2)
-    sd = {k: v.astype(np.float64) for k, v in m.state_dict().items()}
+    sd = {k: v.numpy().astype(np.float64) for k, v in m.state_dict().items()}
     m.load_state_dict(sd)
     assert m.weight.dtype == np.float32
     sd["bias"] = np.array(["a", "b"])
@@ -326,11 +328,11 @@ def test_same_names_as_pytorch_and_weights_move_both_ways(torch):
     net.load_state_dict(tnet.state_dict())
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     np.testing.assert_allclose(
-        net(mg.tensor(x)).data, tnet(torch.from_numpy(x)).detach().numpy(), **F32
+        net(mg.tensor(x)).numpy(), tnet(torch.from_numpy(x)).detach().numpy(), **F32
     )
     # minigrad -> torch
     net2 = Net()
-    tnet.load_state_dict({k: torch.from_numpy(v) for k, v in net2.state_dict().items()})
+    tnet.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in net2.state_dict().items()})
     np.testing.assert_allclose(
-        net2(mg.tensor(x)).data, tnet(torch.from_numpy(x)).detach().numpy(), **F32
+        net2(mg.tensor(x)).numpy(), tnet(torch.from_numpy(x)).detach().numpy(), **F32
     )

@@ -48,7 +48,7 @@ def test_state_dict_round_trip_with_torch(torch):
     m.load_state_dict({k: v.numpy() for k, v in t.state_dict().items()})
     assert int(m.num_batches_tracked.item()) == 3
     t2 = torch.nn.BatchNorm1d(4)
-    t2.load_state_dict({k: torch.tensor(v) for k, v in m.state_dict().items()})
+    t2.load_state_dict({k: torch.tensor(v.numpy()) for k, v in m.state_dict().items()})
     for k, v in t2.state_dict().items():
         np.testing.assert_array_equal(v.numpy(), t.state_dict()[k].numpy())
 
@@ -88,21 +88,21 @@ def test_batch_norm_training_steps_and_eval_match_torch(name, shape, kwargs, dty
             xm = mg.tensor(x, requires_grad=True)
             xt = torch.tensor(x, requires_grad=True)
             y, yt = m(xm), t(xt)
-            np.testing.assert_allclose(y.data, yt.detach().numpy(), rtol=rtol, atol=atol)
+            np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
             y.backward(mg.tensor(dy))
             yt.backward(torch.tensor(dy))
-            np.testing.assert_allclose(xm.grad.data, xt.grad.numpy(), rtol=rtol, atol=10 * atol)
+            np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=rtol, atol=10 * atol)
         for key, value in t.state_dict().items():
             np.testing.assert_allclose(
                 m.state_dict()[key], value.numpy(), rtol=rtol, atol=atol, err_msg=key
             )
         for p, pt in zip(m.parameters(), t.parameters()):
-            np.testing.assert_allclose(p.grad.data, pt.grad.numpy(), rtol=rtol, atol=10 * atol)
+            np.testing.assert_allclose(p.grad.numpy(), pt.grad.numpy(), rtol=rtol, atol=10 * atol)
         m.eval()
         t.eval()
         x = rng.standard_normal(shape).astype(dtype)
         y, yt = m(mg.tensor(x)), t(torch.tensor(x))
-        np.testing.assert_allclose(y.data, yt.detach().numpy(), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -114,10 +114,10 @@ def test_batch_norm_eval_output_of_one_example_ignores_the_batch(impl):
         x = mg.randn(5, 3)
         alone = bn(x[1:2])
         together = bn(x)
-        np.testing.assert_allclose(alone.data[0], together.data[1], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(alone.numpy()[0], together.numpy()[1], rtol=1e-6, atol=1e-6)
         # ... while in training the batch changes it
         bn.train()
-        assert not np.allclose(bn(x).data[1], bn(x[:3]).data[1], atol=1e-3)
+        assert not np.allclose(bn(x).numpy()[1], bn(x[:3]).numpy()[1], atol=1e-3)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -129,8 +129,8 @@ def test_batch_norm_without_running_stats_uses_batch_statistics_in_eval(impl, to
     x = np.random.default_rng(1).standard_normal((6, 3)).astype(np.float32) * 2 + 3
     with nn.norm_impl(impl):
         y = m(mg.tensor(x))
-    np.testing.assert_allclose(y.data, t(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(y.data.mean(0), 0, atol=1e-5)
+    np.testing.assert_allclose(y.numpy(), t(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y.numpy().mean(0), 0, atol=1e-5)
 
 
 def test_batch_norm_momentum_none_is_the_cumulative_average():
@@ -139,10 +139,10 @@ def test_batch_norm_momentum_none_is_the_cumulative_average():
     for b in batches:
         bn(mg.tensor(b.astype(np.float32)))
     np.testing.assert_allclose(
-        bn.running_mean.data, np.mean([b.mean(0) for b in batches], axis=0), rtol=1e-5
+        bn.running_mean.numpy(), np.mean([b.mean(0) for b in batches], axis=0), rtol=1e-5
     )
     np.testing.assert_allclose(
-        bn.running_var.data, np.mean([b.var(0, ddof=1) for b in batches], axis=0), rtol=1e-5
+        bn.running_var.numpy(), np.mean([b.var(0, ddof=1) for b in batches], axis=0), rtol=1e-5
     )
 
 
@@ -231,19 +231,19 @@ def test_output_dtype_is_the_input_dtype(module, shape, dtype, impl):
 @pytest.mark.parametrize("dtype", [mg.float32, mg.float64])
 def test_constant_row_gives_the_bias_and_finite_gradients(impl, dtype):
     ln = nn.LayerNorm(5).to(dtype)
-    ln.bias.data[...] = np.arange(5)
+    ln.bias.numpy()[...] = np.arange(5)
     x = mg.tensor(np.full((2, 5), 3.25), dtype=dtype, requires_grad=True)
     dy = np.arange(10.0).reshape(2, 5)
     with nn.norm_impl(impl):
         y = ln(x)
         y.backward(mg.tensor(dy, dtype=dtype))
-    np.testing.assert_allclose(y.data, np.tile(np.arange(5), (2, 1)), atol=1e-6)
+    np.testing.assert_allclose(y.numpy(), np.tile(np.arange(5), (2, 1)), atol=1e-6)
     for g in (x.grad, ln.weight.grad, ln.bias.grad):
-        assert np.all(np.isfinite(g.data))
+        assert np.all(np.isfinite(g.numpy()))
     # xhat = 0 and rstd = 1 / sqrt(eps): dx = (dy - mean(dy)) / sqrt(eps), dweight = 0
     expected = (dy - dy.mean(1, keepdims=True)) / np.sqrt(1e-5)
-    np.testing.assert_allclose(x.grad.data, expected, rtol=1e-5, atol=1e-3)
-    np.testing.assert_allclose(ln.weight.grad.data, 0, atol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(ln.weight.grad.numpy(), 0, atol=1e-6)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -253,9 +253,9 @@ def test_constant_channel_and_group_stay_finite(impl):
         for m in (nn.BatchNorm1d(2), nn.GroupNorm(2, 2), nn.RMSNorm(3)):
             x.grad = None
             m(x).sum().backward()
-            assert np.all(np.isfinite(x.grad.data)), type(m).__name__
+            assert np.all(np.isfinite(x.grad.numpy())), type(m).__name__
     rms = nn.RMSNorm(3)(mg.zeros(2, 3))  # all-zero rows: 0 / sqrt(eps) = 0
-    np.testing.assert_array_equal(rms.data, 0)
+    np.testing.assert_array_equal(rms.numpy(), 0)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -263,12 +263,12 @@ def test_layer_norm_is_invariant_to_scaling_and_shifting_its_input(impl):
     x = np.random.default_rng(2).standard_normal((3, 16))
     ln = nn.LayerNorm(16, eps=1e-12).double()
     with nn.norm_impl(impl):
-        y = ln(mg.tensor(x)).data
+        y = ln(mg.tensor(x)).numpy()
         for scale, shift in [(3.0, 0.0), (1.0, -7.5), (0.01, 100.0)]:
-            y2 = ln(mg.tensor(scale * x + shift)).data
+            y2 = ln(mg.tensor(scale * x + shift)).numpy()
             np.testing.assert_allclose(y2, y, rtol=1e-8, atol=1e-8)
         # ... but not to scaling each feature differently
-        y3 = ln(mg.tensor(x * np.linspace(1, 2, 16))).data
+        y3 = ln(mg.tensor(x * np.linspace(1, 2, 16))).numpy()
         assert not np.allclose(y3, y, atol=1e-3)
 
 
@@ -276,20 +276,20 @@ def test_rms_norm_eps_none_is_the_machine_epsilon_of_the_dtype():
     x = mg.tensor(np.full((1, 4), 1e-4), dtype=mg.float32)
     m = nn.RMSNorm(4)
     expected = 1e-4 / np.sqrt(1e-8 + np.finfo(np.float32).eps)
-    np.testing.assert_allclose(m(x).data, expected, rtol=1e-5)
-    np.testing.assert_allclose(nn.RMSNorm(4, eps=np.finfo(np.float32).eps)(x).data, m(x).data)
+    np.testing.assert_allclose(m(x).numpy(), expected, rtol=1e-5)
+    np.testing.assert_allclose(nn.RMSNorm(4, eps=np.finfo(np.float32).eps)(x).numpy(), m(x).numpy())
     m64 = nn.RMSNorm(4).double()
     expected64 = 1e-4 / np.sqrt(1e-8 + np.finfo(np.float64).eps)
-    np.testing.assert_allclose(m64(x.double()).data, expected64, rtol=1e-12)
+    np.testing.assert_allclose(m64(x.double()).numpy(), expected64, rtol=1e-12)
 
 
 def test_group_norm_one_group_is_layer_norm_and_c_groups_is_instance_norm():
     x = mg.randn(2, 4, 3, dtype=mg.float64)
-    gn1 = nn.GroupNorm(1, 4).double()(x).data
-    ln = mg.nn.functional.layer_norm(x, (4, 3)).data
+    gn1 = nn.GroupNorm(1, 4).double()(x).numpy()
+    ln = mg.nn.functional.layer_norm(x, (4, 3)).numpy()
     np.testing.assert_allclose(gn1, ln, rtol=1e-12, atol=1e-12)
-    gnc = nn.GroupNorm(4, 4).double()(x).data
-    xd = x.data
+    gnc = nn.GroupNorm(4, 4).double()(x).numpy()
+    xd = x.numpy()
     inst = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(gnc, inst, rtol=1e-12, atol=1e-12)
 
@@ -309,18 +309,18 @@ def test_modules_match_torch(module, shape, torch):
     rng = np.random.default_rng(5)
     for (_, p), (_, pt) in zip(m.named_parameters(), t.named_parameters()):
         values = rng.standard_normal(p.shape).astype(np.float32)
-        p.data[...] = values
+        p.numpy()[...] = values
         with torch.no_grad():
             pt.copy_(torch.tensor(values))
     x = rng.standard_normal(shape).astype(np.float32)
     xm, xt = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     y, yt = m(xm), t(xt)
-    np.testing.assert_allclose(y.data, yt.detach().numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=1e-5, atol=1e-5)
     (y * y).sum().backward()
     (yt * yt).sum().backward()
-    np.testing.assert_allclose(xm.grad.data, xt.grad.numpy(), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-4)
     for p, pt in zip(m.parameters(), t.parameters()):
-        np.testing.assert_allclose(p.grad.data, pt.grad.numpy(), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(p.grad.numpy(), pt.grad.numpy(), rtol=1e-4, atol=1e-4)
 
 
 def _ctor_args(m):

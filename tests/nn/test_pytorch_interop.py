@@ -57,7 +57,7 @@ def test_weights_move_and_outputs_match(torch, rng, direction):
     with torch.no_grad():
         expected = tnet(torch.from_numpy(idx)).numpy()
     with mg.no_grad():
-        got = mnet(mg.tensor(idx)).data
+        got = mnet(mg.tensor(idx)).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
     # and back again: the round trip is exact
     back = _build(torch.nn)

@@ -26,7 +26,9 @@ def _compare_grads(mine, ref):
     names = [n for n, _ in mine.named_parameters()]
     assert names == list(ref_params)
     for name, p in mine.named_parameters():
-        np.testing.assert_allclose(p.grad.data, ref_params[name].grad.numpy(), **TOL, err_msg=name)
+        np.testing.assert_allclose(
+            p.grad.numpy(), ref_params[name].grad.numpy(), **TOL, err_msg=name
+        )
 
 
 def _run_both(torch, rng, mine, ref, shape, mg_kw=None, th_kw=None):
@@ -36,11 +38,11 @@ def _run_both(torch, rng, mine, ref, shape, mg_kw=None, th_kw=None):
     TX = torch.tensor(x, requires_grad=True)
     out = mine(X, **(mg_kw or {}))
     ref_out = ref(TX, **(th_kw or {}))
-    np.testing.assert_allclose(out.data, ref_out.detach().numpy(), **TOL)
+    np.testing.assert_allclose(out.numpy(), ref_out.detach().numpy(), **TOL)
     g = rng.standard_normal(out.shape)
     out.backward(mg.tensor(g))
     ref_out.backward(torch.tensor(g))
-    np.testing.assert_allclose(X.grad.data, TX.grad.numpy(), **TOL)
+    np.testing.assert_allclose(X.grad.numpy(), TX.grad.numpy(), **TOL)
     _compare_grads(mine, ref)
     return out
 
@@ -143,15 +145,15 @@ def test_encoder_layer_dropout_training_vs_eval(rng):
     mg.manual_seed(2)
     b = layer(x)
     c = layer(x)
-    np.testing.assert_array_equal(a.data, b.data)  # reproducible
-    assert not np.allclose(a.data, c.data)  # and random
+    np.testing.assert_array_equal(a.numpy(), b.numpy())  # reproducible
+    assert not np.allclose(a.numpy(), c.numpy())  # and random
     layer.eval()
     e1, e2 = layer(x), layer(x)
-    np.testing.assert_array_equal(e1.data, e2.data)  # nothing dropped in eval
+    np.testing.assert_array_equal(e1.numpy(), e2.numpy())  # nothing dropped in eval
     layer.dropout.p = layer.dropout1.p = layer.dropout2.p = 0.0
     layer.self_attn.dropout = 0.0
     layer.train()
-    np.testing.assert_allclose(layer(x).data, e1.data, **TOL)
+    np.testing.assert_allclose(layer(x).numpy(), e1.numpy(), **TOL)
 
 
 def test_encoder_layer_errors():
@@ -172,11 +174,11 @@ def test_generate_square_subsequent_mask(torch):
     expected = np.array(
         [[0, -np.inf, -np.inf, -np.inf], [0, 0, -np.inf, -np.inf], [0, 0, 0, -np.inf], [0, 0, 0, 0]]
     )
-    np.testing.assert_array_equal(m.data, expected)
+    np.testing.assert_array_equal(m.numpy(), expected)
     assert m.dtype == np.float32 and not m.requires_grad
     assert nn.generate_square_subsequent_mask(3, dtype=mg.float64).dtype == np.float64
     ref = torch.nn.Transformer.generate_square_subsequent_mask(4)
-    np.testing.assert_array_equal(m.data, ref.numpy())
+    np.testing.assert_array_equal(m.numpy(), ref.numpy())
 
 
 @pytest.mark.parametrize("batch_first", [False, True])
@@ -215,10 +217,10 @@ def test_encoder_stack_with_final_norm_and_causal_mask(torch, rng, batch_first):
     )
     # causality: the first position's output does not depend on later positions
     x = rng.standard_normal(shape)
-    y = mine(mg.tensor(x), mask=mask).data
+    y = mine(mg.tensor(x), mask=mask).numpy()
     later = (slice(None), slice(1, None)) if batch_first else (slice(1, None),)
     x[later] += 10.0
-    y2 = mine(mg.tensor(x), mask=mask).data
+    y2 = mine(mg.tensor(x), mask=mask).numpy()
     first = (slice(None), 0) if batch_first else (0,)
     np.testing.assert_allclose(y2[first], y[first], **TOL)
     assert out.shape == shape
@@ -231,9 +233,9 @@ def test_encoder_is_causal_with_no_mask_equals_causal_mask(rng):
     a = enc(x, is_causal=True)
     b = enc(x, mask=nn.generate_square_subsequent_mask(5, dtype=mg.float64))
     c = enc(x, mask=mg.tensor(np.triu(np.ones((5, 5), bool), 1)))
-    np.testing.assert_allclose(a.data, b.data, **TOL)
-    np.testing.assert_allclose(a.data, c.data, **TOL)
-    assert not np.allclose(enc(x).data, a.data)
+    np.testing.assert_allclose(a.numpy(), b.numpy(), **TOL)
+    np.testing.assert_allclose(a.numpy(), c.numpy(), **TOL)
+    assert not np.allclose(enc(x).numpy(), a.numpy())
 
 
 def test_encoder_layers_are_independent_deep_copies():
@@ -241,12 +243,12 @@ def test_encoder_layers_are_independent_deep_copies():
     enc = nn.TransformerEncoder(layer, 2)
     l0, l1 = enc.layers[0], enc.layers[1]
     assert l0 is not layer and l0 is not l1
-    np.testing.assert_array_equal(l0.linear1.weight.data, l1.linear1.weight.data)
-    np.testing.assert_array_equal(l0.linear1.weight.data, layer.linear1.weight.data)
+    np.testing.assert_array_equal(l0.linear1.weight.numpy(), l1.linear1.weight.numpy())
+    np.testing.assert_array_equal(l0.linear1.weight.numpy(), layer.linear1.weight.numpy())
     with mg.no_grad():
         l0.linear1.weight.fill_(0.0)
-    assert np.abs(l1.linear1.weight.data).sum() > 0
-    assert np.abs(layer.linear1.weight.data).sum() > 0
+    assert np.abs(l1.linear1.weight.numpy()).sum() > 0
+    assert np.abs(layer.linear1.weight.numpy()).sum() > 0
     assert len(list(enc.parameters())) == 2 * len(list(layer.parameters()))
     assert enc.norm is None and enc.num_layers == 2
 
@@ -265,7 +267,9 @@ def test_block_with_layer_norm_is_the_encoder_layer(rng):
         layer.load_state_dict(block.state_dict())
         block.eval(), layer.eval()
         x = mg.tensor(rng.standard_normal((2, 5, 8)))
-        np.testing.assert_allclose(block(x, is_causal=True).data, layer(x, is_causal=True).data)
+        np.testing.assert_allclose(
+            block(x, is_causal=True).numpy(), layer(x, is_causal=True).numpy()
+        )
 
 
 def test_block_state_dict_keys_per_configuration():
@@ -319,7 +323,7 @@ class _TorchBlock:
                 ("norm2", self.norm2),
             ):
                 for pname, p in mod.named_parameters():
-                    p.copy_(torch.from_numpy(state[f"{name}.{pname}"]))
+                    p.copy_(torch.from_numpy(state[f"{name}.{pname}"].numpy()))
 
     def parameters(self):
         named = {}
@@ -372,14 +376,16 @@ def test_block_parity_with_a_torch_composition(torch, rng, norm, norm_first, act
     x = rng.standard_normal((2, 5, 8))
     X, TX = mg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     out, ref_out = mine(X), ref(TX)
-    np.testing.assert_allclose(out.data, ref_out.detach().numpy(), **TOL)
+    np.testing.assert_allclose(out.numpy(), ref_out.detach().numpy(), **TOL)
     g = rng.standard_normal(out.shape)
     out.backward(mg.tensor(g))
     ref_out.backward(torch.tensor(g))
-    np.testing.assert_allclose(X.grad.data, TX.grad.numpy(), **TOL)
+    np.testing.assert_allclose(X.grad.numpy(), TX.grad.numpy(), **TOL)
     ref_params = ref.parameters()
     for name, p in mine.named_parameters():
-        np.testing.assert_allclose(p.grad.data, ref_params[name].grad.numpy(), **TOL, err_msg=name)
+        np.testing.assert_allclose(
+            p.grad.numpy(), ref_params[name].grad.numpy(), **TOL, err_msg=name
+        )
 
 
 def test_block_gradcheck_rms_swiglu(rng):

@@ -33,4 +33,4 @@ def run_both(torch, mg_cls, torch_cls, kwargs, steps=6, dtype=np.float64, groups
 
 def assert_params_close(mp, tp, rtol, atol):
     for m, t in zip(mp, tp):
-        np.testing.assert_allclose(m.data, t.detach().numpy(), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(m.numpy(), t.detach().numpy(), rtol=rtol, atol=atol)

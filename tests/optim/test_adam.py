@@ -55,7 +55,7 @@ def test_first_adam_step_moves_each_element_by_about_lr():
     opt = optim.Adam([p], lr=0.1)
     p.grad = mg.tensor([0.5, -3.0, 1e-3], dtype=mg.float64)
     opt.step()
-    np.testing.assert_allclose(p.data, [0.9, -1.9, 2.9], rtol=1e-6)
+    np.testing.assert_allclose(p.numpy(), [0.9, -1.9, 2.9], rtol=1e-6)
 
 
 def test_defaults_and_bad_options():

@@ -45,8 +45,8 @@ def _const(array: np.ndarray) -> Tensor:
 def _check_float(name: str, x: Tensor) -> Tensor:
     if not isinstance(x, Tensor):
         x = as_tensor(x)
-    if x.data.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating-point input, got dtype {x.data.dtype}")
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"{name}: expected a floating-point input, got dtype {x._data.dtype}")
     return x
 
 
@@ -104,7 +104,7 @@ def _times_derivative(g: Tensor, dydx: Tensor) -> Tensor:
     """``g * dydx``, the plain backward of a fused activation: on the kernels' threads
     when both are large C-contiguous float32/64 arrays of one shape and dtype (a product
     is memory-bound, and NumPy's runs on one thread), otherwise by NumPy."""
-    a, b = g.data, dydx.data
+    a, b = g._data, dydx._data
     if (
         a.size < _SPLIT_AT
         or a.shape != b.shape
@@ -129,10 +129,10 @@ class Erf(Function):
         from minigrad.kernels import activation as K
 
         ctx.save_for_backward(x)
-        flat = np.ascontiguousarray(x.data, dtype=np.float64).reshape(-1)
+        flat = np.ascontiguousarray(x._data, dtype=np.float64).reshape(-1)
         out = np.empty_like(flat)
         _run_split(K.erf, [flat, out])
-        return out.reshape(x.data.shape).astype(x.data.dtype, copy=False)
+        return out.reshape(x._data.shape).astype(x._data.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):
@@ -167,8 +167,8 @@ class Gelu(Function):
         kernel = "gelu" if approximate == "none" else "gelu_tanh"
         ctx.approximate = approximate
         if not x.requires_grad:
-            return _pointwise(kernel, x.data, with_derivative=False)
-        y, dydx = _pointwise(kernel, x.data, with_derivative=True)
+            return _pointwise(kernel, x._data, with_derivative=False)
+        y, dydx = _pointwise(kernel, x._data, with_derivative=True)
         ctx.save_for_backward(x, _const(dydx))
         return y
 
@@ -205,8 +205,8 @@ class Silu(Function):
     @staticmethod
     def forward(ctx, x):
         if not x.requires_grad:
-            return _pointwise("silu", x.data, with_derivative=False)
-        y, dydx = _pointwise("silu", x.data, with_derivative=True)
+            return _pointwise("silu", x._data, with_derivative=False)
+        y, dydx = _pointwise("silu", x._data, with_derivative=True)
         ctx.save_for_backward(x, _const(dydx))
         return y
 
@@ -236,7 +236,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     x = _check_float("leaky_relu", input)
     from minigrad.functions.indexing import Where
 
-    return Where.apply(x.data > 0, x, x * negative_slope)
+    return Where.apply(x._data > 0, x, x * negative_slope)
 
 
 def tanh(input: Tensor) -> Tensor:  # noqa: A002

@@ -212,12 +212,12 @@ class ScaledDotProductAttention(Function):
 
     @staticmethod
     def forward(ctx, q, k, v, add, allow, dropout_p, scale, out_batch):
-        add_data = None if add is None else add.data
+        add_data = None if add is None else add._data
         qs, p, keep, dead = _weights_arrays(
-            q.data, k.data, add_data, allow, scale, dropout_p, out_batch
+            q._data, k._data, add_data, allow, scale, dropout_p, out_batch
         )
         pd = p if keep is None else p * keep  # (..., L, S)
-        out = np.matmul(pd, v.data)  # (..., L, Ev)
+        out = np.matmul(pd, v._data)  # (..., L, Ev)
         ctx.save_for_backward(q, k, v, add, qs, p, keep)
         ctx.allow, ctx.scale, ctx.dead = allow, scale, dead
         return out
@@ -229,7 +229,7 @@ class ScaledDotProductAttention(Function):
         if _state.enabled:  # create_graph: differentiable formulas in Tensor operations
             grads = _backward_tensor(g, q, k, v, add, ctx.allow, keep, ctx.scale, ctx.dead)
         else:
-            grads = _backward_arrays(g.data, qs, k.data, v.data, p, keep, ctx.scale, needs)
+            grads = _backward_arrays(g._data, qs, k._data, v._data, p, keep, ctx.scale, needs)
         dq, dk, dv, ds = grads
         return (
             _unbroadcast_array(dq, q.shape) if needs[0] else None,
@@ -261,8 +261,8 @@ class PackedSelfAttention(Function):
 
     @staticmethod
     def forward(ctx, qkv, add, allow, dropout_p, scale, out_order):
-        q, k, v = qkv.data[0], qkv.data[1], qkv.data[2]
-        add_data = None if add is None else add.data
+        q, k, v = qkv._data[0], qkv._data[1], qkv._data[2]
+        add_data = None if add is None else add._data
         qs, p, keep, dead = _weights_arrays(q, k, add_data, allow, scale, dropout_p, q.shape[:-2])
         pd = p if keep is None else p * keep  # (..., L, S)
         shape = q.shape[:-1] + v.shape[-1:]
@@ -285,11 +285,11 @@ class PackedSelfAttention(Function):
             dqkv = None
             outs = (None, None, None)
             if needs[0]:
-                dqkv = np.empty_like(qkv.data)  # keeps qkv's memory layout
+                dqkv = np.empty_like(qkv._data)  # keeps qkv's memory layout
                 outs = (dqkv[0], dqkv[1], dqkv[2])
-            k, v = qkv.data[1], qkv.data[2]
+            k, v = qkv._data[1], qkv._data[2]
             need3 = (needs[0],) * 3
-            *_, ds = _backward_arrays(g.data, qs, k, v, p, keep, ctx.scale, need3, outs)
+            *_, ds = _backward_arrays(g._data, qs, k, v, p, keep, ctx.scale, need3, outs)
         dmask = _unbroadcast_array(ds, add.shape) if needs[1] else None
         return dqkv, dmask, None, None, None, None
 
@@ -306,9 +306,9 @@ class AttentionWeights(Function):
 
     @staticmethod
     def forward(ctx, q, k, add, allow, dropout_p, scale, out_batch):
-        add_data = None if add is None else add.data
+        add_data = None if add is None else add._data
         qs, p, keep, dead = _weights_arrays(
-            q.data, k.data, add_data, allow, scale, dropout_p, out_batch
+            q._data, k._data, add_data, allow, scale, dropout_p, out_batch
         )
         ctx.save_for_backward(q, k, add, qs, p, keep)  # p may be the output itself
         ctx.allow, ctx.scale, ctx.dead = allow, scale, dead
@@ -324,10 +324,10 @@ class AttentionWeights(Function):
             ds = _softmax_backward_tensor(pt, dp)
             dq, dk = (ds @ k) * ctx.scale, (ds.mT @ q) * ctx.scale
         else:
-            p = p.data if isinstance(p, Tensor) else p  # a saved output comes back a Tensor
-            dp = g.data * keep if keep is not None else g.data.copy()
+            p = p._data if isinstance(p, Tensor) else p  # a saved output comes back a Tensor
+            dp = g._data * keep if keep is not None else g._data.copy()
             ds = _softmax_backward_rows(p, dp)
-            dq, dk = _scores_backward_arrays(ds, qs, k.data, ctx.scale, needs[0], needs[1])
+            dq, dk = _scores_backward_arrays(ds, qs, k._data, ctx.scale, needs[0], needs[1])
         return (
             _unbroadcast_array(dq, q.shape) if needs[0] else None,
             _unbroadcast_array(dk, k.shape) if needs[1] else None,
@@ -348,7 +348,7 @@ def check_float_mask(mask: Tensor, dtype) -> Tensor:
 def as_mask(name: str, mask, fn: str):
     """``mask`` as a bool ndarray or a float Tensor; any other dtype is an error."""
     if isinstance(mask, Tensor):
-        arr = mask.data
+        arr = mask._data
     else:
         arr = np.asarray(mask)
         mask = None

@@ -35,9 +35,9 @@ def dropout_mask(shape, dtype, p: float) -> np.ndarray:
 class Dropout(Function):
     @staticmethod
     def forward(ctx, x, p):
-        mask = dropout_mask(x.data.shape, x.data.dtype, p)  # 0 or 1/(1-p)
+        mask = dropout_mask(x._data.shape, x._data.dtype, p)  # 0 or 1/(1-p)
         ctx.save_for_backward(Tensor._make(mask, False, None))
-        return x.data * mask
+        return x._data * mask
 
     @staticmethod
     def backward(ctx, g):

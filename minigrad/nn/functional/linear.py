@@ -25,23 +25,23 @@ __all__ = ["linear", "embedding", "one_hot"]
 class Linear(Function):
     @staticmethod
     def forward(ctx, x, weight, bias):
-        in_features = weight.data.shape[1]
-        x2 = x.data.reshape(-1, in_features)  # (N, in)
-        y = np.matmul(x2, weight.data.T)  # (N, out)
+        in_features = weight._data.shape[1]
+        x2 = x._data.reshape(-1, in_features)  # (N, in)
+        y = np.matmul(x2, weight._data.T)  # (N, out)
         if bias is not None:
-            y += bias.data
+            y += bias._data
         ctx.save_for_backward(x, weight)
-        return y.reshape(x.data.shape[:-1] + (weight.data.shape[0],))
+        return y.reshape(x._data.shape[:-1] + (weight._data.shape[0],))
 
     @staticmethod
     def backward(ctx, g):
         x, weight = ctx.saved_tensors
         x_needs, w_needs, b_needs = ctx.needs_input_grad
-        out_features, in_features = weight.data.shape
+        out_features, in_features = weight._data.shape
         g2 = g.reshape(-1, out_features)  # (N, out)
         gx = gw = gb = None
         if x_needs:
-            gx = (g2 @ weight).reshape(x.data.shape)  # (N, in) -> x's shape
+            gx = (g2 @ weight).reshape(x._data.shape)  # (N, in) -> x's shape
         if w_needs:
             gw = g2.mT @ x.reshape(-1, in_features)  # (out, in)
         if b_needs:
@@ -66,26 +66,28 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         (2, 4)
     """
     x = as_tensor(input)
-    if weight.data.ndim != 2:
+    if weight._data.ndim != 2:
         raise ValueError(
             f"linear: weight must be 2-D (out_features, in_features), got shape "
-            f"{_shape_str(weight.data.shape)}"
+            f"{_shape_str(weight._data.shape)}"
         )
-    out_features, in_features = weight.data.shape
-    if x.data.ndim == 0 or x.data.shape[-1] != in_features:
+    out_features, in_features = weight._data.shape
+    if x._data.ndim == 0 or x._data.shape[-1] != in_features:
         raise ValueError(
             f"linear: expected input with last dimension {in_features} (weight shape "
-            f"{_shape_str(weight.data.shape)}), got input of shape {_shape_str(x.data.shape)}"
+            f"{_shape_str(weight._data.shape)}), got input of shape {_shape_str(x._data.shape)}"
         )
-    if bias is not None and bias.data.shape != (out_features,):
+    if bias is not None and bias._data.shape != (out_features,):
         raise ValueError(
-            f"linear: bias must have shape [{out_features}], got {_shape_str(bias.data.shape)}"
+            f"linear: bias must have shape [{out_features}], got {_shape_str(bias._data.shape)}"
         )
-    if x.data.dtype != weight.data.dtype or (bias is not None and bias.data.dtype != x.data.dtype):
-        bias_dtype = "" if bias is None else f", bias {bias.data.dtype}"
+    if x._data.dtype != weight._data.dtype or (
+        bias is not None and bias._data.dtype != x._data.dtype
+    ):
+        bias_dtype = "" if bias is None else f", bias {bias._data.dtype}"
         raise TypeError(
-            f"linear: input and weights must have the same dtype, got input {x.data.dtype}, "
-            f"weight {weight.data.dtype}{bias_dtype} (convert the model with .double() / "
+            f"linear: input and weights must have the same dtype, got input {x._data.dtype}, "
+            f"weight {weight._data.dtype}{bias_dtype} (convert the model with .double() / "
             ".float(), or the input with .to(dtype))"
         )
     return Linear.apply(x, weight, bias)
@@ -99,8 +101,8 @@ class Embedding(Function):
 
     @staticmethod
     def forward(ctx, weight, idx, padding_idx):
-        ctx.idx, ctx.num_rows, ctx.padding_idx = idx, weight.data.shape[0], padding_idx
-        return np.take(weight.data, idx, axis=0)  # idx's shape + (dim,)
+        ctx.idx, ctx.num_rows, ctx.padding_idx = idx, weight._data.shape[0], padding_idx
+        return np.take(weight._data, idx, axis=0)  # idx's shape + (dim,)
 
     @staticmethod
     def backward(ctx, g):
@@ -116,12 +118,12 @@ class EmbeddingBackward(Function):
         from minigrad.kernels.embedding import scatter_add_rows  # lazy: numba
 
         ctx.idx, ctx.padding_idx = idx, padding_idx
-        dim = g.data.shape[-1]
-        dtype = g.data.dtype
+        dim = g._data.shape[-1]
+        dtype = g._data.dtype
         work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
         out = np.zeros((num_rows, dim), dtype=work)
         flat_idx = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
-        rows = np.ascontiguousarray(g.data, dtype=work).reshape(-1, dim)
+        rows = np.ascontiguousarray(g._data, dtype=work).reshape(-1, dim)
         scatter_add_rows(flat_idx, rows, out)
         if padding_idx is not None:
             out[padding_idx] = 0
@@ -131,13 +133,13 @@ class EmbeddingBackward(Function):
     def backward(ctx, gg):
         picked = Embedding.apply(gg, ctx.idx, None)
         if ctx.padding_idx is not None:
-            keep = (ctx.idx != ctx.padding_idx)[..., None].astype(gg.data.dtype)
+            keep = (ctx.idx != ctx.padding_idx)[..., None].astype(gg._data.dtype)
             picked = picked * Tensor._make(keep, False, None)
         return picked, None, None, None
 
 
 def _index_array(name: str, input) -> np.ndarray:
-    idx = input.data if isinstance(input, Tensor) else np.asarray(input)
+    idx = input._data if isinstance(input, Tensor) else np.asarray(input)
     if idx.dtype.kind not in "iu":
         raise TypeError(f"{name}: indices must be an integer tensor, got dtype {idx.dtype}")
     return idx
@@ -172,12 +174,12 @@ def embedding(  # noqa: A002
             "embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad"
         )
     idx = _index_array("embedding", input)
-    if weight.data.ndim != 2:
+    if weight._data.ndim != 2:
         raise ValueError(
             f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
-            f"{_shape_str(weight.data.shape)}"
+            f"{_shape_str(weight._data.shape)}"
         )
-    num_rows = weight.data.shape[0]
+    num_rows = weight._data.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= num_rows):
         bad = idx.min() if idx.min() < 0 else idx.max()
         raise IndexError(

@@ -119,15 +119,15 @@ class CrossEntropy(Function):
 
     @staticmethod
     def forward(ctx, x, target, weight, ignore_index, reduction, eps):
-        xd = x.data
+        xd = x._data
         num_classes = xd.shape[1]
         m = np.max(xd, axis=1, keepdims=True)
         m = np.where(np.isfinite(m), m, 0).astype(xd.dtype, copy=False)
         lse = np.log(np.sum(np.exp(xd - m), axis=1, keepdims=True)) + m  # (N, 1, d...)
         w = None if weight is None else weight.astype(xd.dtype, copy=False)
         ctx.reduction, ctx.eps, ctx.weight = reduction, eps, w
-        if target.data.dtype.kind in "iu":
-            tg = _IndexTargets("cross_entropy", xd.shape, target.data, w, ignore_index, xd.dtype)
+        if target._data.dtype.kind in "iu":
+            tg = _IndexTargets("cross_entropy", xd.shape, target._data, w, ignore_index, xd.dtype)
             logp_t = xd[tg.where] - lse[:, 0]  # log p of each target, (N, d...)
             loss = -tg.w_t * logp_t
             if eps > 0:
@@ -139,7 +139,7 @@ class CrossEntropy(Function):
             ctx.targets = tg
             denom = tg.denom
         else:
-            q = _prob_target_q(target.data, w, eps, xd.ndim)
+            q = _prob_target_q(target._data, w, eps, xd.ndim)
             loss = -(q * (xd - lse)).sum(axis=1)
             ctx.targets = None
             denom = loss.size
@@ -150,19 +150,19 @@ class CrossEntropy(Function):
     @staticmethod
     def backward(ctx, g):
         x, lse, target = ctx.saved_tensors
-        shape = x.data.shape
+        shape = x._data.shape
         coef = _per_sample_coef(g, ctx.reduction, ctx.denom, shape)
         x_needs, t_needs = ctx.needs_input_grad[:2]
         gx = gt = None
         if x_needs:
             if is_grad_enabled():  # create_graph: differentiable in x, g (and the target)
-                q = _dense_q(ctx, target, shape, x.data.dtype)
+                q = _dense_q(ctx, target, shape, x._data.dtype)
                 p = x.softmax(1)
                 gx = coef * (p * q.sum(1, keepdim=True) - q)
             else:
-                gx = _const(_fast_grad_x(ctx, x.data, lse.data, coef.data, target.data))
+                gx = _const(_fast_grad_x(ctx, x._data, lse._data, coef._data, target._data))
         if t_needs:  # probability targets: dl/dt_ic = -(1 - eps) w_c log p_ic
-            logp = x.log_softmax(1) if is_grad_enabled() else _const(x.data - lse.data)
+            logp = x.log_softmax(1) if is_grad_enabled() else _const(x._data - lse._data)
             scale = 1.0 - ctx.eps
             if ctx.weight is not None:
                 logp = logp * _const(_weight_along_classes(ctx.weight, len(shape)))
@@ -229,30 +229,30 @@ def _fast_grad_x(ctx, x, lse, coef, target) -> np.ndarray:
 
 def _unbatched(x: Tensor, target: Tensor, name: str):
     """(C,) input with a 0-d class index or (C,) probabilities -> a batch of one."""
-    if target.data.dtype.kind == "f":
+    if target._data.dtype.kind == "f":
         return x.reshape(1, -1), target.reshape(1, -1)
-    if target.data.ndim != 0:
+    if target._data.ndim != 0:
         raise ValueError(
-            f"{name}: for an input of shape {_shape_str(x.data.shape)} (one sample), "
-            f"the target must be a single class index, got shape {_shape_str(target.data.shape)}"
+            f"{name}: for an input of shape {_shape_str(x._data.shape)} (one sample), "
+            f"the target must be a single class index, got shape {_shape_str(target._data.shape)}"
         )
     return x.reshape(1, -1), target.reshape(1)
 
 
 def _check_index_target(name: str, x: Tensor, target: Tensor) -> None:
-    expected = x.data.shape[:1] + x.data.shape[2:]
-    if target.data.shape != expected:
+    expected = x._data.shape[:1] + x._data.shape[2:]
+    if target._data.shape != expected:
         raise ValueError(
             f"{name}: expected target of shape {_shape_str(expected)} (the input's shape "
-            f"{_shape_str(x.data.shape)} without the class dim 1), got "
-            f"{_shape_str(target.data.shape)}"
+            f"{_shape_str(x._data.shape)} without the class dim 1), got "
+            f"{_shape_str(target._data.shape)}"
         )
 
 
 def _weight_array(name: str, weight, num_classes: int):
     if weight is None:
         return None
-    w = weight.data if isinstance(weight, Tensor) else np.asarray(weight)
+    w = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
     if w.shape != (num_classes,):
         raise ValueError(
             f"{name}: weight must have shape [{num_classes}] (one per class), got "
@@ -302,27 +302,27 @@ def cross_entropy(
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
         )
     x, target = as_tensor(input), as_tensor(target)
-    if x.data.dtype.kind != "f":
-        raise TypeError(f"cross_entropy: expected floating-point logits, got {x.data.dtype}")
-    if x.data.ndim == 0:
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"cross_entropy: expected floating-point logits, got {x._data.dtype}")
+    if x._data.ndim == 0:
         raise ValueError("cross_entropy: the input needs a class dimension, got a 0-d tensor")
-    unbatched = x.data.ndim == 1
+    unbatched = x._data.ndim == 1
     if unbatched:
         x, target = _unbatched(x, target, "cross_entropy")
-    w = _weight_array("cross_entropy", weight, x.data.shape[1])
-    if target.data.dtype.kind == "f":
-        if target.data.shape != x.data.shape:
+    w = _weight_array("cross_entropy", weight, x._data.shape[1])
+    if target._data.dtype.kind == "f":
+        if target._data.shape != x._data.shape:
             raise ValueError(
                 f"cross_entropy: probability targets must have the input's shape "
-                f"{_shape_str(x.data.shape)}, got {_shape_str(target.data.shape)}"
+                f"{_shape_str(x._data.shape)}, got {_shape_str(target._data.shape)}"
             )
-        target = target.to(x.data.dtype)
-    elif target.data.dtype.kind in "iu":
+        target = target.to(x._data.dtype)
+    elif target._data.dtype.kind in "iu":
         _check_index_target("cross_entropy", x, target)
     else:
         raise TypeError(
             f"cross_entropy: target must hold class indices (int) or probabilities (float), "
-            f"got dtype {target.data.dtype}"
+            f"got dtype {target._data.dtype}"
         )
     out = CrossEntropy.apply(x, target, w, ignore_index, reduction, float(label_smoothing))
     if unbatched and reduction == "none":
@@ -335,7 +335,7 @@ class NllLoss(Function):
 
     @staticmethod
     def forward(ctx, x, target, weight, ignore_index, reduction):
-        xd = x.data
+        xd = x._data
         w = None if weight is None else weight.astype(xd.dtype, copy=False)
         tg = _IndexTargets("nll_loss", xd.shape, target, w, ignore_index, xd.dtype)
         ctx.targets, ctx.reduction, ctx.shape = tg, reduction, xd.shape
@@ -346,7 +346,7 @@ class NllLoss(Function):
     def backward(ctx, g):
         tg, shape = ctx.targets, ctx.shape
         coef = _per_sample_coef(g, ctx.reduction, tg.denom, shape)
-        picked = np.zeros(shape, dtype=g.data.dtype)
+        picked = np.zeros(shape, dtype=g._data.dtype)
         picked[tg.where] = -tg.w_t
         return coef * _const(picked), None, None, None, None
 
@@ -372,16 +372,16 @@ def nll_loss(
         raise TypeError("nll_loss: size_average and reduce are deprecated; use reduction=")
     _check_reduction("nll_loss", reduction)
     x, target = as_tensor(input), as_tensor(target)
-    if x.data.ndim == 0:
+    if x._data.ndim == 0:
         raise ValueError("nll_loss: the input needs a class dimension, got a 0-d tensor")
-    if target.data.dtype.kind not in "iu":
-        raise TypeError(f"nll_loss: target must hold class indices (int), got {target.data.dtype}")
-    unbatched = x.data.ndim == 1
+    if target._data.dtype.kind not in "iu":
+        raise TypeError(f"nll_loss: target must hold class indices (int), got {target._data.dtype}")
+    unbatched = x._data.ndim == 1
     if unbatched:
         x, target = _unbatched(x, target, "nll_loss")
     _check_index_target("nll_loss", x, target)
-    w = _weight_array("nll_loss", weight, x.data.shape[1])
-    out = NllLoss.apply(x, target.data, w, ignore_index, reduction)
+    w = _weight_array("nll_loss", weight, x._data.shape[1])
+    out = NllLoss.apply(x, target._data, w, ignore_index, reduction)
     if unbatched and reduction == "none":
         out = out.reshape(())
     return out
@@ -404,17 +404,17 @@ def mse_loss(
         raise TypeError("mse_loss: size_average and reduce are deprecated; use reduction=")
     _check_reduction("mse_loss", reduction)
     x, t = as_tensor(input), as_tensor(target)
-    if x.data.shape != t.data.shape:
+    if x._data.shape != t._data.shape:
         try:
-            shape = np.broadcast_shapes(x.data.shape, t.data.shape)
+            shape = np.broadcast_shapes(x._data.shape, t._data.shape)
         except ValueError:
             raise ValueError(
-                f"mse_loss: input {_shape_str(x.data.shape)} and target "
-                f"{_shape_str(t.data.shape)} have incompatible shapes"
+                f"mse_loss: input {_shape_str(x._data.shape)} and target "
+                f"{_shape_str(t._data.shape)} have incompatible shapes"
             ) from None
         warnings.warn(
-            f"mse_loss: target size {_shape_str(t.data.shape)} differs from input size "
-            f"{_shape_str(x.data.shape)}; both are broadcast to {_shape_str(shape)}, which is "
+            f"mse_loss: target size {_shape_str(t._data.shape)} differs from input size "
+            f"{_shape_str(x._data.shape)}; both are broadcast to {_shape_str(shape)}, which is "
             "likely not what you want",
             UserWarning,
             stacklevel=2,

@@ -90,7 +90,7 @@ def _check_trailing(name: str, x: Tensor, shape: tuple) -> None:
 def check_values_per_channel(x: Tensor) -> None:
     """Batch statistics need more than one value per channel (a variance of one number
     is 0, and its unbiased estimate divides by zero)."""
-    if x.data.size // max(x.shape[1], 1) <= 1:
+    if x._data.size // max(x.shape[1], 1) <= 1:
         raise ValueError(
             "expected more than 1 value per channel when training, got input size "
             f"{_shape_str(x.shape)}"

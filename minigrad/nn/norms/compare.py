@@ -141,7 +141,7 @@ def compare_implementations(
     diff = [(i, names[i]) for i, a in enumerate(args) if _needs_grad(a)]
     if not diff:
         raise ValueError("compare_implementations: no argument is a Tensor that requires grad")
-    total = sum(args[i].data.size for i, _ in diff)
+    total = sum(args[i]._data.size for i, _ in diff)
     if total > max_elements:
         raise ValueError(
             f"compare_implementations: the inputs have {total} elements; finite differences "
@@ -162,7 +162,7 @@ def compare_implementations(
         grads = autograd_grad(
             y, [run_args[i] for i, _ in diff], Tensor._make(dy, False, None), allow_unused=True
         )
-        results[impl] = [y.data] + [_zeros_if_none(g, args[i]) for g, (i, _) in zip(grads, diff)]
+        results[impl] = [y._data] + [_zeros_if_none(g, args[i]) for g, (i, _) in zip(grads, diff)]
 
     # ---- finite differences of L, in float64 with the reference implementation ----------
     numerical = _finite_differences(fn, args, kwargs, diff, dy, fd_step)
@@ -191,7 +191,7 @@ def _needs_grad(a) -> bool:
 
 
 def _zeros_if_none(g, like: Tensor) -> np.ndarray:
-    return np.zeros(like.shape, like.dtype) if g is None else g.data
+    return np.zeros(like.shape, like.dtype) if g is None else g._data
 
 
 def _argument_names(fn, args) -> list:
@@ -208,7 +208,7 @@ def _finite_differences(fn, args, kwargs, diff, dy, step) -> list:
 
     def as64(a):
         if isinstance(a, Tensor) and a.dtype.kind == "f":
-            return Tensor._make(a.data.astype(np.float64), False, None)
+            return Tensor._make(a._data.astype(np.float64), False, None)
         return a
 
     base = [as64(a) for a in args]
@@ -217,12 +217,12 @@ def _finite_differences(fn, args, kwargs, diff, dy, step) -> list:
 
     def loss() -> float:
         run_args, run_kwargs = _fresh_args(base, base_kwargs)
-        return float(np.sum(fn(*run_args, **run_kwargs, impl="reference").data * dy64))
+        return float(np.sum(fn(*run_args, **run_kwargs, impl="reference")._data * dy64))
 
     out = []
     with no_grad():
         for i, _ in diff:
-            flat = base[i].data.reshape(-1)
+            flat = base[i]._data.reshape(-1)
             g = np.empty(flat.size)
             for j in range(flat.size):
                 keep = flat[j]

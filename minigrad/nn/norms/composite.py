@@ -94,16 +94,16 @@ def batch_norm(
         if running_mean is not None or running_var is not None:
             n = math.prod(x.shape[a] for a in axes)
             update_running_stats(
-                None if running_mean is None else running_mean.data,
-                None if running_var is None else running_var.data,
-                mean.data,
-                var.data,
+                None if running_mean is None else running_mean._data,
+                None if running_var is None else running_var._data,
+                mean._data,
+                var._data,
                 n,
                 momentum,
             )
     else:
-        mean = Tensor._make(running_mean.data.reshape(shape).astype(x.dtype), False, None)
-        var = Tensor._make(running_var.data.reshape(shape).astype(x.dtype), False, None)
+        mean = Tensor._make(running_mean._data.reshape(shape).astype(x.dtype), False, None)
+        var = Tensor._make(running_var._data.reshape(shape).astype(x.dtype), False, None)
         xmu = x - mean
         rstd = (var + eps).rsqrt()
     return _affine(xmu * rstd, weight, bias, shape)

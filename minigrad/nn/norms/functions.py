@@ -23,7 +23,7 @@ __all__ = ["BatchNormFunction", "GroupNormFunction", "LayerNormFunction", "RMSNo
 
 
 def _data(t):
-    return None if t is None else t.data
+    return None if t is None else t._data
 
 
 def _const(array):
@@ -46,7 +46,7 @@ class LayerNormFunction(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, normalized_ndim, eps, backend):
         y, mean, rstd = backend.layer_norm_forward(
-            x.data, _data(weight), _data(bias), normalized_ndim, eps
+            x._data, _data(weight), _data(bias), normalized_ndim, eps
         )
         ctx.save_for_backward(x, weight, _const(mean), _const(rstd))
         ctx.normalized_ndim, ctx.eps, ctx.backend = normalized_ndim, eps, backend
@@ -62,7 +62,7 @@ class LayerNormFunction(Function):
             grads = reference.layer_norm_backward(dy, x, weight, mean, rstd, nd, need_dx)
         else:
             grads = ctx.backend.layer_norm_backward(
-                dy.data, x.data, _data(weight), mean.data, rstd.data, nd, need_dx
+                dy._data, x._data, _data(weight), mean._data, rstd._data, nd, need_dx
             )
         return _keep_needed(ctx, *grads) + (None, None, None)
 
@@ -72,7 +72,7 @@ class RMSNormFunction(Function):
 
     @staticmethod
     def forward(ctx, x, weight, normalized_ndim, eps, backend):
-        y, _, rstd = backend.rms_norm_forward(x.data, _data(weight), normalized_ndim, eps)
+        y, _, rstd = backend.rms_norm_forward(x._data, _data(weight), normalized_ndim, eps)
         ctx.save_for_backward(x, weight, _const(rstd))
         ctx.normalized_ndim, ctx.eps, ctx.backend = normalized_ndim, eps, backend
         return y
@@ -87,7 +87,7 @@ class RMSNormFunction(Function):
             dx, dweight, _ = reference.rms_norm_backward(dy, x, weight, None, rstd, nd, need_dx)
         else:
             dx, dweight, _ = ctx.backend.rms_norm_backward(
-                dy.data, x.data, _data(weight), None, rstd.data, nd, need_dx
+                dy._data, x._data, _data(weight), None, rstd._data, nd, need_dx
             )
         needs = ctx.needs_input_grad
         return (dx if needs[0] else None, dweight if needs[1] else None, None, None, None)
@@ -101,7 +101,7 @@ class BatchNormFunction(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps, backend):
         y, mean, rstd, var = backend.batch_norm_forward(
-            x.data,
+            x._data,
             _data(weight),
             _data(bias),
             _data(running_mean),
@@ -110,7 +110,7 @@ class BatchNormFunction(Function):
             eps,
         )
         if training and running_mean is not None:
-            n = x.data.size // x.data.shape[1]
+            n = x._data.size // x._data.shape[1]
             reference.update_running_stats(
                 _data(running_mean), _data(running_var), mean, var, n, momentum
             )
@@ -128,7 +128,7 @@ class BatchNormFunction(Function):
             grads = reference.batch_norm_backward(dy, x, weight, mean, rstd, ctx.training, need_dx)
         else:
             grads = ctx.backend.batch_norm_backward(
-                dy.data, x.data, _data(weight), mean.data, rstd.data, ctx.training, need_dx
+                dy._data, x._data, _data(weight), mean._data, rstd._data, ctx.training, need_dx
             )
         return _keep_needed(ctx, *grads) + (None,) * 6
 
@@ -139,7 +139,7 @@ class GroupNormFunction(Function):
     @staticmethod
     def forward(ctx, x, weight, bias, num_groups, eps, backend):
         y, mean, rstd = backend.group_norm_forward(
-            x.data, _data(weight), _data(bias), num_groups, eps
+            x._data, _data(weight), _data(bias), num_groups, eps
         )
         ctx.save_for_backward(x, weight, _const(mean), _const(rstd))
         ctx.num_groups, ctx.eps, ctx.backend = num_groups, eps, backend
@@ -155,6 +155,6 @@ class GroupNormFunction(Function):
             grads = reference.group_norm_backward(dy, x, weight, mean, rstd, g, need_dx)
         else:
             grads = ctx.backend.group_norm_backward(
-                dy.data, x.data, _data(weight), mean.data, rstd.data, g, need_dx
+                dy._data, x._data, _data(weight), mean._data, rstd._data, g, need_dx
             )
         return _keep_needed(ctx, *grads) + (None, None, None)

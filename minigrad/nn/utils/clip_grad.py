@@ -54,7 +54,7 @@ def get_total_norm(
     tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False
 ) -> Tensor:
     """The norm of the concatenation of ``tensors`` (a 0-d Tensor in their dtype)."""
-    arrays = [t.data for t in _as_list(tensors)]
+    arrays = [t._data for t in _as_list(tensors)]
     norm_type = float(norm_type)
     if not arrays:
         return Tensor._make(np.asarray(0.0, dtype=np.float32), False, None)
@@ -80,10 +80,10 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm) -> None:
         g = p._grad
         if g is None:
             continue
-        if g.grad_fn is None and g.data.flags.writeable:
-            g.data *= np.asarray(coef, dtype=g.data.dtype)
+        if g.grad_fn is None and g._data.flags.writeable:
+            g._data *= np.asarray(coef, dtype=g._data.dtype)
         else:
-            p._grad = Tensor._make(g.data * np.asarray(coef, dtype=g.data.dtype), False, None)
+            p._grad = Tensor._make(g._data * np.asarray(coef, dtype=g._data.dtype), False, None)
 
 
 def clip_grad_norm_(
@@ -137,7 +137,7 @@ def clip_grad_value_(
         g = p._grad
         if g is None:
             continue
-        if g.grad_fn is None and g.data.flags.writeable:
-            np.clip(g.data, -clip_value, clip_value, out=g.data)
+        if g.grad_fn is None and g._data.flags.writeable:
+            np.clip(g._data, -clip_value, clip_value, out=g._data)
         else:
-            p._grad = Tensor._make(np.clip(g.data, -clip_value, clip_value), False, None)
+            p._grad = Tensor._make(np.clip(g._data, -clip_value, clip_value), False, None)

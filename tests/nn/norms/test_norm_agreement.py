@@ -32,11 +32,11 @@ def test_implementations_agree(case, dtype):
     for impl in ("fused", "composite"):
         y, grads, _ = results[impl]
         assert y.dtype == dtype and y.shape == y_ref.shape
-        np.testing.assert_allclose(y.data, y_ref.data, rtol=rtol, atol=atol, err_msg=impl)
+        np.testing.assert_allclose(y.numpy(), y_ref.numpy(), rtol=rtol, atol=atol, err_msg=impl)
         for k, (g, gr) in enumerate(zip(grads, g_ref)):
             assert g.dtype == dtype and g.shape == gr.shape
             np.testing.assert_allclose(
-                g.data, gr.data, rtol=rtol, atol=atol * 10, err_msg=f"{impl} grad {k}"
+                g.numpy(), gr.numpy(), rtol=rtol, atol=atol * 10, err_msg=f"{impl} grad {k}"
             )
 
 
@@ -46,12 +46,12 @@ def test_implementations_agree(case, dtype):
 def test_matches_torch(case, impl, dtype, torch):
     rtol, atol = TOL[dtype]
     y, grads, dy = _run(case, impl, dtype)
-    ts = [torch.tensor(x.data.copy(), requires_grad=True) for x in inputs(case, dtype)]
+    ts = [torch.tensor(x.numpy().copy(), requires_grad=True) for x in inputs(case, dtype)]
     yt = case.torch_fn(torch)(*ts)
     gts = torch.autograd.grad(yt, ts, torch.tensor(dy))
     assert str(yt.dtype) == f"torch.{np.dtype(dtype)}"
-    np.testing.assert_allclose(y.data, yt.detach().numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(y.numpy(), yt.detach().numpy(), rtol=rtol, atol=atol)
     for k, (g, gt) in enumerate(zip(grads, gts)):
         np.testing.assert_allclose(
-            g.data, gt.numpy(), rtol=rtol, atol=atol * 10, err_msg=f"grad {k}"
+            g.numpy(), gt.numpy(), rtol=rtol, atol=atol * 10, err_msg=f"grad {k}"
         )

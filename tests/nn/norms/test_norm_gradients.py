@@ -34,7 +34,7 @@ def test_create_graph_gives_the_same_first_derivative(impl):
     graph = mg.autograd.grad(case.mg_fn(impl)(*xs), xs, dy, create_graph=True)
     assert plain[0].grad_fn is None and graph[0].grad_fn is not None  # dx is differentiable
     for a, b in zip(plain, graph):
-        np.testing.assert_allclose(a.data, b.data, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-13)
 
 
 def test_second_derivative_matches_composite_path():
@@ -47,4 +47,4 @@ def test_second_derivative_matches_composite_path():
         (gx,) = mg.autograd.grad((y * y * y).sum(), [x], create_graph=True)
         results.append(mg.autograd.grad((gx * gx).sum(), [x, w]))
     for a, b in zip(*results):
-        np.testing.assert_allclose(a.data, b.data, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
