@@ -9,11 +9,7 @@ x.grad  # d y / d x
 
 from minigrad.autograd import (
     Function,
-    GradcheckError,
     enable_grad,
-    gradcheck,
-    gradcheck_module,
-    gradgradcheck,
     is_grad_enabled,
     no_grad,
     set_grad_enabled,
@@ -46,6 +42,7 @@ from minigrad.dtypes import (
     int64,
     long,
 )
+from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
     abs,
     amax,

@@ -17,6 +17,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from minigrad.gradcheck.api import finish, gradcheck, gradgradcheck
+from minigrad.tensor import Tensor
+
 __all__ = ["assert_gradients"]
 
 
@@ -59,9 +62,6 @@ def assert_gradients(
 
         >>> assert_gradients(lambda x, y: (x * y).tanh(), (3, 4), (4,))
     """
-    from minigrad.autograd.gradcheck import finish, gradcheck, gradgradcheck
-    from minigrad.tensor import Tensor
-
     rng = np.random.default_rng(seed)
     args = []
     for a in shapes_or_inputs:

@@ -7,7 +7,7 @@ import pytest
 
 import minigrad as mg
 from minigrad.autograd import Function
-from minigrad.autograd.gradcheck import GradcheckWarning
+from minigrad.gradcheck import GradcheckWarning
 from minigrad.tensor import Tensor
 from minigrad.testing import assert_gradients
 

@@ -1,16 +1,34 @@
-"""Reverse-mode automatic differentiation: Function, the engine, gradient checks."""
+"""Reverse-mode automatic differentiation: Function, the engine, grad modes.
+
+The gradient checker lives in ``minigrad.gradcheck``, above this package; its public
+names are also reachable from here, PyTorch's spelling
+(``from minigrad.autograd import gradcheck``), loaded on first access.
+"""
+
+import importlib
 
 from minigrad.autograd.api import backward, grad
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from minigrad.autograd.gradcheck import (
-    GradcheckError,
-    GradcheckResult,
-    GradcheckWarning,
-    gradcheck,
-    gradcheck_module,
-    gradgradcheck,
+
+#: Names re-exported from minigrad.gradcheck on first access (not imported here: the
+#: checker sits above autograd).
+_GRADCHECK_NAMES = (
+    "GradcheckError",
+    "GradcheckResult",
+    "GradcheckWarning",
+    "gradcheck",
+    "gradcheck_module",
+    "gradgradcheck",
 )
+
+
+def __getattr__(name: str):
+    if name in _GRADCHECK_NAMES:
+        # By its module name: the attribute minigrad.gradcheck is the function.
+        return getattr(importlib.import_module("minigrad.gradcheck"), name)
+    raise AttributeError(f"module 'minigrad.autograd' has no attribute {name!r}")
+
 
 __all__ = [
     "Function",

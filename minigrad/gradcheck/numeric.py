@@ -49,32 +49,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.grad_mode import no_grad
-from minigrad.autograd.gradcheck_options import as_tuple
-
-#: Default step for float64 inputs: the contract's ``eps=1e-6``.
-FLOAT64_STEP = 1e-6
+from minigrad.gradcheck.core import perturbed
+from minigrad.gradcheck.options import as_tuple
+from minigrad.tensor import Tensor
 
 #: Columns refined at random to measure how the function amplifies rounding.
 CALIBRATION_COLUMNS = 16
-
-
-def default_step(dtype: np.dtype) -> float:
-    """The step used when the caller did not choose ``eps``, per input dtype.
-
-    float64 keeps the contract's 1e-6. Lower precisions use the power of two nearest to
-    ``eps_dtype ** (1/3)``, the step that balances rounding noise (``eps / h``) against
-    the truncation error of a central difference (``h^2``): 2^-8 = 3.9e-3 for float32,
-    2^-3 for float16. With 1e-6 a float32 difference quotient would be pure rounding.
-    """
-    dtype = np.dtype(dtype)
-    if dtype == np.float64:
-        return FLOAT64_STEP
-    return float(2.0 ** np.round(np.log2(machine_eps(dtype) ** (1.0 / 3.0))))
-
-
-def machine_eps(dtype: np.dtype) -> float:
-    return float(np.finfo(np.dtype(dtype)).eps)
 
 
 class Evaluator:
@@ -86,8 +68,6 @@ class Evaluator:
     """
 
     def __init__(self, evaluate, outputs: tuple):
-        from minigrad.tensor import Tensor
-
         self.evaluate = evaluate
         self.positions = [
             j for j, o in enumerate(outputs) if isinstance(o, Tensor) and o.dtype.kind == "f"
@@ -109,9 +89,9 @@ class Evaluator:
         for n, j in enumerate(self.positions):
             data = getattr(outputs[j], "_data", None) if j < len(outputs) else None
             if data is None or data.shape != self.shapes[n]:
-                got = "nothing" if data is None else f"shape {list(data.shape)}"
+                got = "nothing" if data is None else f"shape {shape_str(data.shape)}"
                 raise RuntimeError(
-                    f"gradcheck: output {j} of the function had shape {list(self.shapes[n])} "
+                    f"gradcheck: output {j} of the function had shape {shape_str(self.shapes[n])} "
                     f"on the first call but {got} on a later one; the function must return "
                     "the same structure every time"
                 )
@@ -141,18 +121,12 @@ def stencil(evaluator: Evaluator, work: np.ndarray, step: float, columns, multip
     flat = work.reshape(-1)  # a view: work is C-contiguous
     values = np.empty((len(multiples), len(columns), evaluator.size))
     offsets = np.empty((len(multiples), len(columns)))
-    dtype = work.dtype
     with no_grad():
         for c, k in enumerate(columns):
-            x0 = float(flat[k])
-            h = stencil_step(x0, step, dtype)
-            try:
-                for m, multiple in enumerate(multiples):
-                    flat[k] = x0 + multiple * h
-                    offsets[m, c] = float(flat[k]) - x0
-                    evaluator.values(out=values[m, c])
-            finally:
-                flat[k] = x0
+            h = stencil_step(float(flat[k]), step, work.dtype)
+            got, realized = perturbed(evaluator.values, flat, k, [m * h for m in multiples])
+            values[:, c] = got
+            offsets[:, c] = realized
     return values, offsets
 
 

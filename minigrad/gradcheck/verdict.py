@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.gradcheck_result import Entry, PairResult
+from minigrad.gradcheck import core
+from minigrad.gradcheck.report import Entry, PairResult
 
 #: How many entries the report lists per pair.
 WORST = 5
@@ -42,8 +43,9 @@ STATUS_NAMES = {
 
 
 def tolerance(numerical, atol: float, rtol: float, scale=0.0):
-    """The allowed |numerical - analytical|: atol + rtol * max(|D|, scale)."""
-    return atol + rtol * np.maximum(np.abs(numerical), scale)
+    """The allowed |numerical - analytical|: atol + rtol * max(|D|, scale) (the core's
+    tolerance; ``scale`` is fast mode's typical size of a projection)."""
+    return core.tolerance(np.maximum(np.abs(numerical), scale), atol, rtol)
 
 
 def classify(diffs, analytical, error, atol: float, rtol: float, scale=0.0) -> np.ndarray:

@@ -11,11 +11,11 @@ import pytest
 import minigrad as mg
 from minigrad import nn
 from minigrad.autograd import Function
-from minigrad.autograd.gradcheck import GradcheckError, GradcheckWarning, gradcheck_module
+from minigrad.gradcheck import GradcheckError, GradcheckWarning, gradcheck_module
 from minigrad.tensor import Tensor
 
 # Tests that expect a GradcheckWarning say so with pytest.warns; the others' are noise.
-pytestmark = pytest.mark.filterwarnings("ignore::minigrad.autograd.gradcheck.GradcheckWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::minigrad.gradcheck.report.GradcheckWarning")
 
 
 def randn(*shape, seed=0):

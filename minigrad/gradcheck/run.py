@@ -6,15 +6,15 @@ finite differences, and decides. The steps of a full check:
 
 1. a forward with grad recording on (the graph every backward pass reuses), then two
    more calls that must agree (a random function cannot be checked);
-2. the numerical Jacobian, steps +-h for every input element (``gradcheck_numeric``);
+2. the numerical Jacobian, steps +-h for every input element (``numeric``);
 3. the analytical Jacobian, one backward per group of output rows whose numerical
    supports are disjoint, and a random-cotangent probe of the backward
-   (``gradcheck_analytic``);
+   (``analytic``);
 4. the error of the finite differences: a random sample of columns, and every column
    with a suspicious entry, gets steps +-2h (and the sample +-4h);
-5. a status per entry and a verdict per (output, input) pair (``gradcheck_verdict``).
+5. a status per entry and a verdict per (output, input) pair (``verdict``).
 
-Fast mode replaces 2-4 with random projections (``gradcheck_fast``).
+Fast mode replaces 2-4 with random projections (``fast``).
 
 Targets are perturbed in place through a private copy of their data that replaces
 ``tensor._data`` for the duration of the check; the original arrays are put back
@@ -28,22 +28,16 @@ import contextlib
 import numpy as np
 
 from minigrad.autograd.grad_mode import enable_grad, no_grad
-from minigrad.autograd.gradcheck_analytic import (
+from minigrad.gradcheck.analytic import (
     AnalyticalJacobian,
     backward_consistency,
     max_difference,
 )
-from minigrad.autograd.gradcheck_fast import fast_check
-from minigrad.autograd.gradcheck_numeric import (
-    Evaluator,
-    Stencil,
-    machine_eps,
-    needs_refinement,
-    output_scale,
-)
-from minigrad.autograd.gradcheck_options import Options, as_tuple, step_for
-from minigrad.autograd.gradcheck_result import GradcheckResult
-from minigrad.autograd.gradcheck_verdict import pair_result
+from minigrad.gradcheck.fast import fast_check
+from minigrad.gradcheck.numeric import Evaluator, Stencil, needs_refinement, output_scale
+from minigrad.gradcheck.options import Options, as_tuple, machine_eps, step_for
+from minigrad.gradcheck.report import GradcheckResult
+from minigrad.gradcheck.verdict import overall_verdict, pair_result
 
 #: Beyond this many Jacobian entries per (all outputs, one input) a full check would
 #: be slow and memory hungry; fast mode is the tool.
@@ -128,7 +122,7 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
                 f"{options.nondet_tol:g}), so finite differences are meaningless. Switch "
                 "off or seed the randomness (dropout, sampling) before checking."
             )
-            return GradcheckResult(kind, [], problems, notes, options)
+            return GradcheckResult(kind, [], problems, notes, options, "failed")
         checked = [outputs[j] for j in evaluator.positions]
         if options.fast_mode:
             pairs = fast_check(evaluator, checked, targets, steps, base, names, options, problems)
@@ -136,7 +130,8 @@ def run_check(evaluate, targets, options: Options, kind: str, output_names=None)
             pairs = _full(
                 evaluate, evaluator, checked, targets, steps, base, names, options, problems
             )
-    return GradcheckResult(kind, pairs, problems, notes, options)
+    verdict = overall_verdict([p.verdict for p in pairs], problems)
+    return GradcheckResult(kind, pairs, problems, notes, options, verdict)
 
 
 # ---------------------------------------------------------------------------- full mode

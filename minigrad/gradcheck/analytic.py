@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._constant import constant
 from minigrad.autograd.grad_mode import enable_grad
-from minigrad.autograd.gradcheck_numeric import machine_eps
-from minigrad.autograd.gradcheck_options import as_tuple
+from minigrad.gradcheck.options import as_tuple, machine_eps
 
 
 class AnalyticalJacobian:
@@ -44,10 +44,8 @@ class AnalyticalJacobian:
                 self._output(n, out)
 
     def _backward(self, out, seed):
-        from minigrad.tensor import Tensor
-
         return self.options.backward(
-            out, self.tensors, Tensor._make(seed, False, None), retain_graph=True, allow_unused=True
+            out, self.tensors, constant(seed), retain_graph=True, allow_unused=True
         )
 
     def _output(self, n, out) -> None:
@@ -130,14 +128,12 @@ def backward_consistency(evaluate, evaluator, checked, tensors, jacobian, option
 
     Returns {(output n, input i): message} for the pairs that fail the linearity check.
     """
-    from minigrad.tensor import Tensor
-
     rng = np.random.default_rng(options.seed + 7919)
     failures = {}
     for n, out in enumerate(checked):
         if not out.requires_grad or out._data.size == 0:
             continue
-        v = Tensor._make(rng.standard_normal(out.shape).astype(out.dtype), False, None)
+        v = constant(rng.standard_normal(out.shape).astype(out.dtype))
         first = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
         second = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
         with enable_grad():
@@ -148,9 +144,9 @@ def backward_consistency(evaluate, evaluator, checked, tensors, jacobian, option
             else (None,) * len(tensors)
         )
         for i, t in enumerate(tensors):
-            g1 = _dense(first[i], t)
+            g1 = dense(first[i], t)
             for other, how in ((second[i], "on the same graph"), (fresh[i], "after a new forward")):
-                spread = max_difference(g1, _dense(other, t))
+                spread = max_difference(g1, dense(other, t))
                 if not spread <= options.nondet_tol:
                     problems.append(
                         f"Backward is not deterministic: the gradient of output "
@@ -179,7 +175,7 @@ def _probe(evaluator, n, direct_grads, tensors, jacobian, v64, atol) -> dict:
     out = {}
     for i, t in enumerate(tensors):
         jac = jacobian.jac[i][rows]
-        direct = _dense(direct_grads[i], t)
+        direct = dense(direct_grads[i], t)
         assembled = v64 @ jac
         # Relative to the sizes involved, plus a floor: 1/1000 of atol per unit of |v|
         # (smaller mismatches cannot matter at the check's tolerance) and rounding.
@@ -199,7 +195,7 @@ def _probe(evaluator, n, direct_grads, tensors, jacobian, v64, atol) -> dict:
     return out
 
 
-def _dense(g, tensor) -> np.ndarray:
+def dense(g, tensor) -> np.ndarray:
     if g is None:
         return np.zeros(tensor._data.size)
     return g._data.reshape(-1).astype(np.float64)

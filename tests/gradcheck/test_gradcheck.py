@@ -16,7 +16,7 @@ import pytest
 
 import minigrad as mg
 from minigrad.autograd import Function
-from minigrad.autograd.gradcheck import (
+from minigrad.gradcheck import (
     GradcheckError,
     GradcheckResult,
     GradcheckWarning,
@@ -26,7 +26,7 @@ from minigrad.autograd.gradcheck import (
 from minigrad.tensor import Tensor
 
 # Tests that expect a GradcheckWarning say so with pytest.warns; the others' are noise.
-pytestmark = pytest.mark.filterwarnings("ignore::minigrad.autograd.gradcheck.GradcheckWarning")
+pytestmark = pytest.mark.filterwarnings("ignore::minigrad.gradcheck.report.GradcheckWarning")
 
 
 def leaf(*shape, seed=0, dtype=np.float64):

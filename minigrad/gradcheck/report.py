@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from minigrad._format import shape_str
+
 #: How each verdict appears in the table.
 LABELS = {
     "passed": "ok",
@@ -111,7 +113,7 @@ class PairResult:
             inp = self.input_name
         else:
             inp = f"input {self.input} ({self.input_name})"
-        shape = "[" + ", ".join(str(s) for s in self.input_shape) + "]"
+        shape = shape_str(self.input_shape)
         return f"{what} for {out} with respect to {inp}, shape {shape}, {self.dtype}: {self.reason}"
 
     def entry_table(self) -> str:
@@ -166,16 +168,14 @@ class GradcheckResult:
             ``backward_passes``).
     """
 
-    def __init__(self, kind, pairs, problems, notes, options):
-        from minigrad.autograd.gradcheck_verdict import overall_verdict
-
+    def __init__(self, kind, pairs, problems, notes, options, verdict: str):
         self.kind = kind
         self.pairs = list(pairs)
         self.problems = list(problems)
         self.notes = list(notes)
         self.atol, self.rtol, self.fast_mode = options.atol, options.rtol, options.fast_mode
         self.cost = dict(options.cost)
-        self.verdict = overall_verdict([p.verdict for p in self.pairs], self.problems)
+        self.verdict = verdict
 
     def __bool__(self) -> bool:
         return self.verdict != "failed"
@@ -223,7 +223,7 @@ class GradcheckResult:
             rows.append(
                 [
                     p.input_name if single_output else p.label,
-                    "[" + ", ".join(str(s) for s in p.input_shape) + "]",
+                    shape_str(p.input_shape),
                     LABELS[p.verdict],
                     f"{p.max_abs_error:.1e}",
                     f"{p.fd_error:.1e}",
@@ -252,7 +252,7 @@ class GradcheckResult:
 
 
 def _index(ix: tuple) -> str:
-    return "[" + ", ".join(str(int(i)) for i in ix) + "]"
+    return shape_str(ix)
 
 
 def _table(rows: list, indent: str) -> str:

@@ -1,10 +1,10 @@
-"""Gradient checking: compare autograd's derivatives with finite differences.
+"""The functions you call: ``gradcheck`` (first derivatives) and ``gradgradcheck``
+(second derivatives, through ``create_graph``), and ``finish``, which turns a result
+into the promised return value, warnings or ``GradcheckError``.
 
-``gradcheck(fn, inputs)`` checks first derivatives, ``gradgradcheck`` second
-derivatives (through ``create_graph``), ``gradcheck_module`` a layer's input and
-parameter gradients. How the checker measures and decides is spelled out in
-``gradcheck_numeric`` (finite differences and their error), ``gradcheck_verdict``
-(the decision rule) and ``docs/gradcheck.md``.
+How a check measures and decides is in ``run`` (its steps), ``numeric`` (finite
+differences and their error) and ``verdict`` (the rule); ``docs/gradcheck.md`` tells it
+with examples.
 """
 
 from __future__ import annotations
@@ -14,29 +14,23 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from minigrad._constant import constant
+from minigrad._format import shape_str
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
-from minigrad.autograd.gradcheck_module import gradcheck_module
-from minigrad.autograd.gradcheck_options import DEFAULT_EPS, Options, Target, as_tuple, step_for
-from minigrad.autograd.gradcheck_result import (
-    GradcheckError,
-    GradcheckResult,
-    GradcheckWarning,
-    PairResult,
+from minigrad.gradcheck.options import (
+    DEFAULT_EPS,
+    Target,
+    as_tuple,
+    machine_eps,
+    make_options,
+    step_for,
 )
+from minigrad.gradcheck.report import GradcheckError, GradcheckResult, GradcheckWarning
+from minigrad.gradcheck.run import low_precision_note, run_check
+from minigrad.tensor import Tensor
 
-# The checker itself (gradcheck_core and what it imports) is loaded on first use, so
-# that ``import minigrad`` stays fast.
-
-__all__ = [
-    "GradcheckError",
-    "GradcheckResult",
-    "GradcheckWarning",
-    "PairResult",
-    "gradcheck",
-    "gradcheck_module",
-    "gradgradcheck",
-]
+__all__ = ["finish", "gradcheck", "gradgradcheck"]
 
 
 def gradcheck(
@@ -102,11 +96,9 @@ def gradcheck(
         True
     """
     inputs = as_tuple(inputs)
-    targets = _targets(inputs, "gradcheck")
-    options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
-    _warn_low_precision(targets, eps, stacklevel=2)
-    from minigrad.autograd.gradcheck_core import run_check
-
+    targets = targets_of(inputs, "gradcheck")
+    options = make_options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
+    warn_low_precision(targets, eps, stacklevel=2)
     result = run_check(lambda: fn(*inputs), targets, options, "gradcheck")
     return finish(result, raise_exception, return_result, stacklevel=2)
 
@@ -147,11 +139,9 @@ def gradgradcheck(
         >>> mg.gradgradcheck(lambda x: (x ** 3).sum() * x, (x,))
         True
     """
-    from minigrad.tensor import Tensor
-
     inputs = as_tuple(inputs)
-    targets = _targets(inputs, "gradgradcheck")
-    options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
+    targets = targets_of(inputs, "gradgradcheck")
+    options = make_options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     tensors = [t.tensor for t in targets]
     with enable_grad():
         outputs = as_tuple(fn(*inputs))
@@ -179,8 +169,9 @@ def gradgradcheck(
             data = np.array(getattr(g, "_data", g), dtype=outputs[j].dtype)
             if data.shape != outputs[j].shape:
                 raise ValueError(
-                    f"gradgradcheck: grad_outputs for output {j} has shape {list(data.shape)}, "
-                    f"but the output has shape {list(outputs[j].shape)}"
+                    f"gradgradcheck: grad_outputs for output {j} has shape "
+                    f"{shape_str(data.shape)}, but the output has shape "
+                    f"{shape_str(outputs[j].shape)}"
                 )
             cotangents.append(Tensor(data, requires_grad=True))
     else:
@@ -205,7 +196,7 @@ def gradgradcheck(
                 allow_unused=True,
             )
         return tuple(
-            g if g is not None else Tensor._make(np.zeros(t.shape, t.dtype), False, None)
+            g if g is not None else constant(np.zeros(t.shape, t.dtype))
             for g, t in zip(grads, tensors)
         )
 
@@ -216,9 +207,7 @@ def gradgradcheck(
             notes.append(blind)
     second = [Target(v, f"grad_outputs[{k}]", len(inputs) + k) for k, v in enumerate(cotangents)]
     output_names = {k: f"grad[{t.name}]" for k, t in enumerate(targets)}
-    _warn_low_precision(targets, eps, stacklevel=2)
-    from minigrad.autograd.gradcheck_core import run_check
-
+    warn_low_precision(targets, eps, stacklevel=2)
     result = run_check(first_derivatives, targets + second, options, "gradgradcheck", output_names)
     result.notes.extend(notes)
     # The pairs with respect to grad_outputs only re-check J itself; the second
@@ -273,9 +262,7 @@ def warning_messages(result: GradcheckResult, pair_warnings: bool = True) -> lis
 
 
 # ---------------------------------------------------------------------------- helpers
-def _targets(inputs: tuple, kind: str) -> list:
-    from minigrad.tensor import Tensor
-
+def targets_of(inputs: tuple, kind: str) -> list:
     targets, seen = [], set()
     for i, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad and id(x) not in seen:
@@ -289,28 +276,7 @@ def _targets(inputs: tuple, kind: str) -> list:
     return targets
 
 
-def _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed) -> Options:
-    for name, value in (("atol", atol), ("rtol", rtol), ("nondet_tol", nondet_tol)):
-        if not value >= 0:
-            raise ValueError(f"gradcheck: {name} must be >= 0, got {value!r}")
-    if eps is not None and not eps > 0:
-        raise ValueError(f"gradcheck: eps must be > 0, got {eps!r}")
-    if int(num_directions) < 1:
-        raise ValueError(f"gradcheck: num_directions must be >= 1, got {num_directions!r}")
-    return Options(
-        eps,
-        float(atol),
-        float(rtol),
-        float(nondet_tol),
-        bool(fast_mode),
-        int(num_directions),
-        int(seed),
-    )
-
-
-def _warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None:
-    from minigrad.autograd.gradcheck_core import low_precision_note
-
+def warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None:
     note = low_precision_note(targets, [step_for(t.tensor, eps) for t in targets])
     if note:
         warnings.warn(f"gradcheck: {note}", GradcheckWarning, stacklevel=stacklevel + 1)
@@ -319,23 +285,17 @@ def _warn_low_precision(targets: Sequence[Target], eps, stacklevel: int) -> None
 def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | None:
     """A cotangent v is blind when J^T v = 0 although J is not zero (e.g. v constant
     along an axis that fn normalizes): every derivative of J^T v is then zero too."""
-    from minigrad.autograd.gradcheck_numeric import machine_eps
-    from minigrad.tensor import Tensor
-
     with enable_grad():
         outs = as_tuple(fn(*inputs))
         selected = [outs[j] for j in positions]
         given = autograd_grad(
             selected,
             tensors,
-            [Tensor._make(v._data, False, None) for v in cotangents],
+            [constant(v._data) for v in cotangents],
             retain_graph=True,
             allow_unused=True,
         )
-        probe = [
-            Tensor._make(rng.standard_normal(o.shape).astype(o.dtype), False, None)
-            for o in selected
-        ]
+        probe = [constant(rng.standard_normal(o.shape).astype(o.dtype)) for o in selected]
         random = autograd_grad(selected, tensors, probe, allow_unused=True)
 
     def size(grads, vs):

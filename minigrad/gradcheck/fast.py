@@ -2,7 +2,7 @@
 
 For each of ``num_directions`` random directions u (one per input) and cotangents v
 (one per output), one backward gives J^T v, and four function calls along u (steps
-+-h, +-2h) give J u with its error estimate (``gradcheck_numeric.analyse_directional``).
++-h, +-2h) give J u with its error estimate (``numeric.analyse_directional``).
 The two projections v^T J u are compared, normalized by |u| |v|, with the relative
 tolerance taken against the typical size of such a projection, |J u| / sqrt(n_out).
 This catches any error that changes the Jacobian as a whole, at the cost of one
@@ -14,20 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.gradcheck_analytic import _dense, max_difference
-from minigrad.autograd.gradcheck_numeric import (
-    analyse_directional,
-    directional_values,
-    machine_eps,
-    output_scale,
-)
-from minigrad.autograd.gradcheck_verdict import pair_result
+from minigrad._constant import constant
+from minigrad.gradcheck.analytic import dense, max_difference
+from minigrad.gradcheck.numeric import analyse_directional, directional_values, output_scale
+from minigrad.gradcheck.options import machine_eps
+from minigrad.gradcheck.verdict import pair_result
 
 
 def fast_check(evaluator, checked, targets, steps, base, names, options, problems):
     """Compare v^T J u both ways along ``num_directions`` random directions."""
-    from minigrad.tensor import Tensor
-
     rng = np.random.default_rng(options.seed)
     n_dir = options.num_directions
     tensors = [t.tensor for t in targets]
@@ -43,9 +38,7 @@ def fast_check(evaluator, checked, targets, steps, base, names, options, problem
             if not out.requires_grad:
                 continue
             for d in range(n_dir):
-                v = Tensor._make(
-                    cot[d, evaluator.block(n)].astype(out.dtype).reshape(out.shape), False, None
-                )
+                v = constant(cot[d, evaluator.block(n)].astype(out.dtype).reshape(out.shape))
                 grads = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
                 for i, g in enumerate(grads):
                     if g is not None:
@@ -53,7 +46,7 @@ def fast_check(evaluator, checked, targets, steps, base, names, options, problem
                 if d == 0:
                     again = options.backward(out, tensors, v, retain_graph=True, allow_unused=True)
                     for i, g in enumerate(again):
-                        spread = max_difference(vjp[i][n, 0], _dense(g, tensors[i]))
+                        spread = max_difference(vjp[i][n, 0], dense(g, tensors[i]))
                         if not spread <= options.nondet_tol:
                             problems.append(
                                 "Backward is not deterministic: the gradient of output "

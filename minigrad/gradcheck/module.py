@@ -12,8 +12,8 @@ exactly as it was afterwards:
   statistics. They are snapshot before the check, restored before *every* evaluation
   (so each one sees the same state) and restored at the end: the module's running
   statistics and ``num_batches_tracked`` are left exactly as they were.
-- **Dropout off unless asked.** Every dropout sub-module (``nn.Dropout`` and other
-  classes named ``*Dropout*``) is switched to eval mode, the identity. With
+- **Dropout off unless asked.** Every dropout sub-module (``nn.Dropout``, its
+  subclasses and other classes named ``*Dropout*``) is switched to eval mode, the identity. With
   ``dropout=True`` they stay in training mode. Any randomness left (dropout inside a
   layer such as attention, or ``dropout=True``) is frozen: the random generator is
   reset to the same state before every evaluation, so each draws the same mask and the
@@ -28,7 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.gradcheck_options import DEFAULT_EPS, Target
+from minigrad._constant import constant
+from minigrad.gradcheck.api import finish, warn_low_precision
+from minigrad.gradcheck.options import DEFAULT_EPS, Target, make_options
+from minigrad.gradcheck.run import run_check
+from minigrad.random import get_rng_state, set_rng_state
+from minigrad.tensor import Tensor
 
 
 def gradcheck_module(
@@ -75,12 +80,7 @@ def gradcheck_module(
         >>> gradcheck_module(layer, mg.randn(4, 3), return_result=True).summary()
         'input 0: ok\\nweight: ok\\nbias: ok'
     """
-    from minigrad.autograd.gradcheck import _options, _warn_low_precision, finish
-    from minigrad.autograd.gradcheck_core import run_check
-    from minigrad.random import get_rng_state, set_rng_state
-    from minigrad.tensor import Tensor
-
-    options = _options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
+    options = make_options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     modules = list(module.modules())
     modes = [m.training for m in modules]
     params = list(module.named_parameters())
@@ -105,7 +105,7 @@ def gradcheck_module(
                 x = Tensor(data, requires_grad=True)
                 targets.append(Target(x, f"input {i}", i))
             elif isinstance(x, Tensor) and x.dtype.kind == "f" and dtype is not None:
-                x = Tensor._make(x._data.astype(dtype), False, None)
+                x = constant(x._data.astype(dtype))
             args.append(x)
         for k, (name, p) in enumerate(params):
             if p.requires_grad:
@@ -122,7 +122,7 @@ def gradcheck_module(
             set_rng_state(rng_state)
             return module(*args)
 
-        _warn_low_precision(targets, eps, stacklevel=2)
+        warn_low_precision(targets, eps, stacklevel=2)
         result = run_check(evaluate, targets, options, "gradcheck_module")
     finally:
         for m, mode in zip(modules, modes):
@@ -136,8 +136,6 @@ def gradcheck_module(
 
 
 def _is_dropout(module) -> bool:
-    try:
-        from minigrad.nn import Dropout
-    except ImportError:  # pragma: no cover - nn is part of the package
-        Dropout = ()
-    return isinstance(module, Dropout) or "Dropout" in type(module).__name__
+    """``nn.Dropout`` and any other class named ``*Dropout*`` (by its class hierarchy, so
+    the checker needs nothing from ``nn``, which sits beside it, not below)."""
+    return any("Dropout" in cls.__name__ for cls in type(module).__mro__)

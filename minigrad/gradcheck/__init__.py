@@ -1,0 +1,37 @@
+"""Gradient checking: autograd's derivatives against finite differences of the forward.
+
+Read it from the core outwards:
+
+- ``core``: the idea in one screen (central differences, backward row by row, compare,
+  report the worst entries);
+- ``numeric``: finite differences with an estimate of their own error;
+- ``analytic``: the Jacobian from as few backward passes as possible, and probes of the
+  backward (determinism, linearity in the cotangent);
+- ``verdict``: the rule that turns numbers into passed / failed / inconclusive /
+  vacuous / non-differentiable;
+- ``run``: the steps of one check; ``fast``: random projections for large inputs;
+- ``report``: ``GradcheckResult`` and the readable message;
+- ``api``: ``gradcheck`` and ``gradgradcheck``; ``module``: ``gradcheck_module``.
+
+The package sits above ``autograd`` and ``nn``; neither imports it (``minigrad.autograd``
+re-exports the public names lazily, for PyTorch's spelling).
+"""
+
+from minigrad.gradcheck.api import gradcheck, gradgradcheck
+from minigrad.gradcheck.module import gradcheck_module
+from minigrad.gradcheck.report import (
+    GradcheckError,
+    GradcheckResult,
+    GradcheckWarning,
+    PairResult,
+)
+
+__all__ = [
+    "GradcheckError",
+    "GradcheckResult",
+    "GradcheckWarning",
+    "PairResult",
+    "gradcheck",
+    "gradcheck_module",
+    "gradgradcheck",
+]
