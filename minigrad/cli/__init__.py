@@ -1,13 +1,15 @@
 """minigrad's command line: ``minigrad train``, ``minigrad generate``, ``minigrad lab``.
 
 Each subcommand lives in its own module and registers its options on a subparser.
-Errors the user can fix (a bad option, a missing file) end with a one-line message and
-exit status 2, never a traceback.
+Errors the user can fix (a bad option, a missing or malformed file) end with a one-line
+message and exit status 2, never a traceback; a run that fails (its loss becomes NaN)
+exits 1, Ctrl-C 130, and a closed pipe (``| head``) ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
@@ -30,16 +32,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    from minigrad.train.config import ConfigError
-    from minigrad.train.tasks import TaskError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 2
+    """Run one command; returns the exit status: 0 done, 1 a run that failed, 2 bad
+    usage (a one-line message naming the option or file), 130 interrupted (Ctrl-C)."""
+    command = "minigrad"
     try:
-        return args.run(args) or 0
-    except (CLIError, ConfigError, TaskError) as e:
-        print(f"minigrad {args.command}: error: {e}", file=sys.stderr)
-        return 2
+        from minigrad.serialization import CheckpointError
+        from minigrad.train.config import ConfigError
+        from minigrad.train.tasks import TaskError
+
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 2
+        command = f"minigrad {args.command}"
+        try:
+            return args.run(args) or 0
+        except (CLIError, ConfigError, TaskError, CheckpointError) as e:
+            print(f"{command}: error: {e}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print(
+                f"{command}: error: out of memory; try smaller sizes (--d-model, --batch-size, "
+                "--length)",
+                file=sys.stderr,
+            )
+            return 1
+    except KeyboardInterrupt:
+        print(f"\n{command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``minigrad lab --list | head -1``): stop quietly, and
+        # point stdout at /dev/null so that the interpreter's final flush stays quiet too.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1

@@ -7,6 +7,7 @@ says whether each is right. For the text task, give a ``--prompt`` to continue.
 
 from __future__ import annotations
 
+import math
 import pathlib
 
 from minigrad.cli import CLIError
@@ -60,18 +61,32 @@ def _resolve(path: str) -> pathlib.Path:
     return p
 
 
+def _check_options(args) -> None:
+    if not (math.isfinite(args.temperature) and args.temperature >= 0):
+        raise CLIError(
+            f"--temperature must be a finite number >= 0 (0 = greedy), got {args.temperature}"
+        )
+    if args.seed < 0:
+        raise CLIError(f"--seed must be a non-negative integer, got {args.seed}")
+    if args.chars < 1:
+        raise CLIError(f"--chars must be at least 1, got {args.chars}")
+
+
 def run(args) -> int:
     from minigrad.train.trainer import Trainer
 
-    trainer = Trainer.from_checkpoint(_resolve(args.checkpoint))
+    _check_options(args)
+    trainer = Trainer.from_checkpoint(_resolve(args.checkpoint), model_only=True)
     task = trainer.task
     if task.kind == "text":
         if args.input:
             raise CLIError("--input is for algorithmic tasks; use --prompt for the text task")
-        if args.chars < 1:
-            raise CLIError(f"--chars must be at least 1, got {args.chars}")
         print(trainer.sample_text(args.prompt, args.chars, args.temperature, args.seed))
         return 0
+    if args.prompt:
+        raise CLIError(
+            f"--prompt is for the text task; this model learned {task.name!r}: give --input"
+        )
     if args.input is not None:
         print(trainer.answer(args.input))
         return 0

@@ -26,7 +26,9 @@ examples:
   minigrad train --resume runs/reverse-20261129-140000
 
 outputs (in --out, default runs/TASK-TIMESTAMP): config.json, log.csv, loss.png,
-checkpoint.npz. Ctrl-C saves a checkpoint before exiting.
+attention.png, checkpoint.npz. Ctrl-C saves a checkpoint before exiting (a second
+Ctrl-C stops at once). A run whose loss becomes NaN or infinite stops and keeps its last
+good checkpoint. Exit status: 0 done, 1 failed run, 2 bad usage, 130 interrupted.
 """
 
 
@@ -75,7 +77,13 @@ def _config_from(args):
 
     values = {}
     if args.resume:
-        values.update(_checkpoint_config(args.resume))
+        saved, saved_step = _checkpoint_config(args.resume)
+        values.update(saved)
+        if getattr(args, "out", None) is not None and not _same_path(args.out, args.resume):
+            raise CLIError(
+                f"--out {args.out} contradicts --resume {args.resume}: a resumed run continues "
+                "in its own folder; leave out --out"
+            )
         values["out"] = str(pathlib.Path(args.resume))
     if args.config:
         values.update(load_config_file(args.config))
@@ -83,20 +91,79 @@ def _config_from(args):
     values.update({name: getattr(args, name) for name in given})
     if values.get("text") and "task" not in values:
         values["task"] = "text"
-    return TrainConfig.from_dict(values).validate()
+    config = TrainConfig.from_dict(values).validate()
+    if args.resume and config.steps < saved_step:
+        raise CLIError(
+            f"--steps {config.steps} is below the step the checkpoint in {args.resume} "
+            f"reached ({saved_step}); give --steps {saved_step} or more (or leave it out)"
+        )
+    return config
 
 
-def _checkpoint_config(folder) -> dict:
+def _same_path(a, b) -> bool:
+    return pathlib.Path(a).resolve() == pathlib.Path(b).resolve()
+
+
+def _checkpoint_config(folder) -> tuple[dict, int]:
     import minigrad as mg
     from minigrad.train.runlog import RunFolder
+    from minigrad.train.trainer import checkpoint_config
 
     run_folder = RunFolder(folder)
     if not run_folder.checkpoint.is_file():
         raise CLIError(f"--resume {folder}: no checkpoint.npz in that folder")
+    state = mg.load(run_folder.checkpoint)  # CheckpointError names the file
+    config = checkpoint_config(state, run_folder.checkpoint)
+    step = state.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        raise CLIError(f"--resume {folder}: the checkpoint's step is not a count: {step!r}")
+    return {k: v for k, v in config.to_dict().items() if v is not None}, step
+
+
+def _prepare_out(config, resuming: bool) -> None:
+    """--out must be a folder we can write (and, for a new run, not another run's)."""
+    path = pathlib.Path(config.out)
+    if path.exists() and not path.is_dir():
+        raise CLIError(f"--out {path}: this is a file, not a folder; choose another --out")
+    if not resuming and (path / "checkpoint.npz").exists():
+        raise CLIError(
+            f"--out {path} already holds a run (checkpoint.npz); continue it with "
+            f"--resume {path}, or choose another --out"
+        )
     try:
-        return dict(mg.load(run_folder.checkpoint)["config"])
-    except (OSError, ValueError, KeyError) as e:
-        raise CLIError(f"--resume {folder}: cannot read the checkpoint: {e}") from None
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / ".minigrad-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise CLIError(
+            f"--out {path}: cannot write there ({e.strerror}); choose a folder you can write"
+        ) from None
+
+
+def _threads(requested: int | None) -> str | None:
+    """Set the thread count; returns a note when the request was capped at the cores."""
+    import os
+
+    import minigrad as mg
+
+    if requested is None:
+        return None
+    if requested < 1:
+        raise CLIError(f"--threads must be at least 1, got {requested}")
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    note = None
+    if requested > cores:
+        note = (
+            f"note: --threads {requested} is more than the {cores} cores this process may use; "
+            f"using {cores} (more threads than cores only slows the run down)"
+        )
+        requested = cores
+    mg.set_num_threads(requested)
+    return note
 
 
 class _StopFlag:
@@ -143,30 +210,31 @@ def _eval_line(step: int, metrics: dict) -> str:
 
 
 def run(args) -> int:
-    from minigrad.train.runlog import RunFolder, plot_loss
-    from minigrad.train.trainer import Trainer
+    from minigrad.train.runlog import RunFolder, plot_attention, plot_loss
+    from minigrad.train.trainer import Trainer, TrainingDiverged
 
     config = _config_from(args)
     import minigrad as mg
 
-    if args.threads is not None:
-        if args.threads < 1:
-            raise CLIError(f"--threads must be at least 1, got {args.threads}")
-        mg.set_num_threads(args.threads)
+    note = _threads(args.threads)
+    if note:
+        print(f"minigrad train: {note}", file=sys.stderr, flush=True)
     mg.keep_freed_memory()  # reuse each step's arrays instead of faulting in fresh pages
     if config.out is None:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         config.out = str(pathlib.Path("runs") / f"{config.task}-{stamp}")
+    _prepare_out(config, resuming=bool(args.resume))
     folder = RunFolder(config.out)
 
     if args.resume:
         trainer = Trainer.from_checkpoint(folder.checkpoint, config)
-        folder.create(config.to_dict())
+    else:
+        trainer = Trainer(config)
+    folder.create(config.to_dict())
+    if args.resume:
         folder.start_log(resume_step=trainer.step)
         note = f"resuming from step {trainer.step} of {config.steps}"
     else:
-        trainer = Trainer(config)
-        folder.create(config.to_dict())
         folder.start_log()
         note = "starting"
     n_params = sum(p.numpy().size for p in trainer.model.parameters())
@@ -181,49 +249,83 @@ def run(args) -> int:
     bar = _progress(config.steps, trainer.step, disable=args.no_progress)
     write = bar.write if bar is not None else (lambda line: print(line, file=out, flush=True))
     started = time.perf_counter()
+    first_step = trainer.step
+    train_seconds = 0.0  # time inside the training steps (evaluation and saving excluded)
+    saved_step = trainer.step if args.resume else None
     metrics = None
     with _StopFlag() as stop:
-        while not trainer.done:
-            m = trainer.train_step()
-            step = trainer.step
-            row = dict(m)
-            if step % config.eval_interval == 0 or trainer.done:
-                metrics = trainer.evaluate()
-                row.update(metrics)
-                write(_eval_line(step, metrics))
-            if step % config.log_interval == 0 or "val_loss" in row:
-                folder.append(row)
-            if bar is not None:
-                bar.set_postfix(
-                    loss=f"{m['loss']:.4f}",
-                    lr=f"{m['lr']:.2e}",
-                    tok_s=f"{m['tokens_per_sec']:,.0f}",
-                    refresh=False,
-                )
-                bar.update(1)
-            elif step % config.log_interval == 0:
-                write(
-                    f"step {step:>6d} | loss {m['loss']:.4f} | lr {m['lr']:.2e} | {m['tokens_per_sec']:,.0f} tok/s"
-                )
-            if step % config.checkpoint_interval == 0 or trainer.done:
-                trainer.save(folder.checkpoint)
-            if stop.requested:
-                trainer.save(folder.checkpoint)
+        try:
+            while not trainer.done:
+                m = trainer.train_step()
+                train_seconds += m["seconds"]
+                step = trainer.step
+                row = dict(m)
+                if step % config.eval_interval == 0 or trainer.done:
+                    metrics = trainer.evaluate()
+                    row.update(metrics)
+                    write(_eval_line(step, metrics))
+                if step % config.log_interval == 0 or "val_loss" in row:
+                    folder.append(row)
                 if bar is not None:
-                    bar.close()
-                print(
-                    f"\ninterrupted at step {step}: checkpoint saved to {folder.checkpoint}\n"
-                    f"resume with: python -m minigrad train --resume {folder.path}",
-                    flush=True,
-                )
-                plot_loss(folder)
-                return 130
+                    bar.set_postfix(
+                        loss=f"{m['loss']:.4f}",
+                        lr=f"{m['lr']:.2e}",
+                        tok_s=f"{m['tokens_per_sec']:,.0f}",
+                        refresh=False,
+                    )
+                    bar.update(1)
+                elif step % config.log_interval == 0:
+                    write(
+                        f"step {step:>6d} | loss {m['loss']:.4f} | lr {m['lr']:.2e} | "
+                        f"{m['tokens_per_sec']:,.0f} tok/s"
+                    )
+                stopping = stop.requested
+                if step % config.checkpoint_interval == 0 or trainer.done or stopping:
+                    trainer.save(folder.checkpoint)
+                    saved_step = step
+                if stopping:
+                    if bar is not None:
+                        bar.close()
+                    print(
+                        f"\ninterrupted at step {step}: checkpoint saved to {folder.checkpoint}\n"
+                        f"resume with: python -m minigrad train --resume {folder.path}",
+                        flush=True,
+                    )
+                    plot_loss(folder)
+                    return 130
+        except TrainingDiverged as e:
+            if bar is not None:
+                bar.close()
+            plot_loss(folder)
+            print(
+                f"minigrad train: error: {e}; training stopped. {_kept(folder, saved_step)} "
+                "Try a lower --lr, a --grad-clip (e.g. 1.0) or more --warmup-steps.",
+                file=sys.stderr,
+            )
+            return 1
+        except KeyboardInterrupt:  # a second Ctrl-C: stop at once, even mid-save
+            if bar is not None:
+                bar.close()
+            print(
+                f"\nminigrad train: stopped at once (second Ctrl-C) at step {trainer.step}. "
+                f"{_kept(folder, saved_step)}",
+                file=sys.stderr,
+            )
+            return 130
     if bar is not None:
         bar.close()
     elapsed = time.perf_counter() - started
     plotted = plot_loss(folder)
+    attention = plot_attention(folder, *trainer.attention_example())
 
+    steps_run = trainer.step - first_step
     print(f"\ntrained {config.steps} steps in {elapsed:.1f} s")
+    if steps_run and train_seconds > 0:
+        print(
+            f"speed: {steps_run * trainer.tokens_per_step / train_seconds:,.0f} tokens/s "
+            f"({1000 * train_seconds / steps_run:.1f} ms per step of {trainer.tokens_per_step:,} "
+            "tokens; evaluation and checkpoints excluded)"
+        )
     if metrics is None:  # resumed a finished run
         metrics = trainer.evaluate()
     if trainer.task.kind == "text":
@@ -238,12 +340,20 @@ def run(args) -> int:
             f"of {metrics['n_examples']} examples never seen in training"
         )
         _show_examples(trainer)
-    print(
-        f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{', loss.png' if plotted else ''})"
-    )
+    pictures = ", loss.png, attention.png" if plotted and attention else ""
+    print(f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{pictures})")
     if not plotted:
-        print("note: install matplotlib (pip install -e '.[train]') to get the loss plot loss.png")
+        print(
+            "note: install matplotlib (pip install -e '.[train]') to get the plots loss.png "
+            "and attention.png"
+        )
     return 0
+
+
+def _kept(folder, saved_step) -> str:
+    if saved_step is None:
+        return "No checkpoint had been written yet."
+    return f"The last good checkpoint (step {saved_step}) is kept in {folder.checkpoint}."
 
 
 def _show_examples(trainer, n: int = 3) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import pathlib
 from dataclasses import dataclass, field, fields
 
@@ -60,6 +61,15 @@ class TrainConfig:
             problems.append(f"task must be one of {', '.join(TASK_NAMES)}, got {self.task!r}")
         if self.task == "text" and not self.text:
             problems.append("the text task needs a file: --text PATH")
+        if self.task != "text" and self.text:
+            problems.append(
+                f"text (--text {self.text}) is read only by the text task, not by "
+                f"{self.task!r}: give --task text, or leave out --text"
+            )
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, float) and not math.isfinite(value):
+                problems.append(f"{f.name} must be a finite number, got {value}")
         positive = ("length", "n_layers", "d_model", "n_heads", "d_ff", "steps", "batch_size")
         for name in positive:
             if getattr(self, name) < 1:
@@ -151,7 +161,14 @@ def load_config_file(path) -> dict:
     path = pathlib.Path(path)
     if not path.is_file():
         raise ConfigError(f"config file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            f"{path}: not valid UTF-8 ({e.reason} at byte {e.start}); save it as UTF-8"
+        ) from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the config file: {e.strerror}") from None
     if path.suffix == ".json":
         try:
             values = json.loads(text)

@@ -83,6 +83,26 @@ class TinyTransformer(nn.Module):
         return self.head(self.norm(x))  # (B, T, V)
 
     @mg.no_grad()
+    def attention_maps(self, tokens) -> np.ndarray:
+        """The last block's attention weights on one sequence ``tokens`` (1-D ints), for
+        each head: (n_heads, T, T), row i the weights query i gives keys 0..i."""
+        was_training = self.training
+        self.eval()
+        try:
+            t = np.asarray(tokens, dtype=np.int64).reshape(1, -1)  # (1, T)
+            x = self.tok_emb(mg.tensor(t)) + self.pos_emb(mg.arange(t.shape[1]))  # (1, T, D)
+            for block in self.blocks[:-1]:
+                x = block(x, is_causal=True)
+            last = self.blocks[-1]
+            h = last.norm1(x) if last.norm_first else x  # what its attention reads
+            _, weights = last.self_attn(
+                h, h, h, need_weights=True, average_attn_weights=False, is_causal=True
+            )  # (1, H, T, T)
+        finally:
+            self.train(was_training)
+        return weights.numpy()[0]
+
+    @mg.no_grad()
     def generate(
         self,
         tokens,

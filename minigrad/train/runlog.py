@@ -24,7 +24,8 @@ class RunFolder:
     - ``config.json``: the configuration used;
     - ``log.csv``: one row per logged step (evaluation columns filled at evaluations);
     - ``checkpoint.npz``: the latest checkpoint (``mg.save``);
-    - ``loss.png``: the loss curve (when matplotlib is installed).
+    - ``loss.png``: the loss curve (when matplotlib is installed);
+    - ``attention.png``: the trained model's attention on one held-out example.
     """
 
     def __init__(self, path):
@@ -33,6 +34,7 @@ class RunFolder:
         self.log = self.path / "log.csv"
         self.checkpoint = self.path / "checkpoint.npz"
         self.plot = self.path / "loss.png"
+        self.attention = self.path / "attention.png"
 
     def create(self, config: dict) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -100,5 +102,35 @@ def plot_loss(folder: RunFolder) -> bool:
     ax.set_title(f"minigrad: {folder.path.name}")
     fig.tight_layout()
     fig.savefig(folder.plot, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def plot_attention(folder: RunFolder, weights, tokens: list[str]) -> bool:
+    """Draw ``attention.png``: one heatmap per head of the last block's attention
+    weights (n_heads, T, T), queries down, keys across, labelled with the tokens.
+    False when matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    n_heads, T = weights.shape[0], weights.shape[-1]
+    labels = [repr(t)[1:-1] if t.isspace() or not t.isprintable() else t for t in tokens]
+    fig, axes = plt.subplots(1, n_heads, figsize=(2.6 * n_heads + 0.8, 3.2), squeeze=False)
+    for h, ax in enumerate(axes[0]):
+        image = ax.imshow(weights[h], cmap="viridis", vmin=0.0, vmax=1.0)
+        ax.set_title(f"head {h}", fontsize=9)
+        ticks = range(T) if T <= 40 else range(0, T, max(1, T // 20))
+        ax.set_xticks(list(ticks), [labels[i] for i in ticks], fontsize=6)
+        ax.set_yticks(list(ticks), [labels[i] for i in ticks], fontsize=6)
+        ax.set_xlabel("key (attended to)", fontsize=8)
+        if h == 0:
+            ax.set_ylabel("query (attending)", fontsize=8)
+    fig.colorbar(image, ax=list(axes[0]), fraction=0.02, pad=0.02, label="attention weight")
+    fig.suptitle(f"{folder.path.name}: last block's attention on a held-out example", fontsize=9)
+    fig.savefig(folder.attention, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return True

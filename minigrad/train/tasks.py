@@ -181,10 +181,15 @@ class AddTask(AlgorithmicTask):
         return np.concatenate([a, plus, b, eq, self._sum_digits(a, b)], axis=1)
 
     def _sum_digits(self, a, b):
-        place = 10 ** np.arange(self.length - 1, -1, -1)
-        total = (a * place).sum(1) + (b * place).sum(1)
-        # least-significant digit first: total = sum_k d_k 10^k
-        return np.stack([(total // 10**k) % 10 for k in range(self.length + 1)], axis=1)
+        """Column addition with carries, least-significant digit first (any length: the
+        numbers themselves are never formed, so nothing overflows int64)."""
+        out, carry = [], np.zeros(len(a), dtype=np.int64)
+        for k in range(self.length):  # column k is the digit of 10^k
+            column = a[:, self.length - 1 - k] + b[:, self.length - 1 - k] + carry
+            out.append(column % 10)
+            carry = column // 10
+        out.append(carry)
+        return np.stack(out, axis=1)
 
     def encode_prompt(self, text):
         parts = text.replace("=", "").split("+")
@@ -250,13 +255,35 @@ class TextTask:
         self.train_data, self.val_data = data[:split], data[split:]
         if len(self.val_data) < seq_len + 2 or len(self.train_data) < seq_len + 2:
             raise TaskError(
-                f"text: {path} has {len(data)} characters; with --seq-len {seq_len} it needs "
-                f"at least {10 * (seq_len + 2)} (10% is held out)"
+                f"text: {path} has {len(data)} characters; with --length {seq_len} (the "
+                f"context length) it needs at least {10 * (seq_len + 2)} (10% is held out): "
+                "give a longer file or a smaller --length"
             )
         n_windows = len(self.val_data) - seq_len - 1
         starts = np.linspace(0, n_windows, num=min(64, n_windows + 1)).astype(np.int64)
         self.heldout_starts = np.unique(starts)
         del seed
+
+    @classmethod
+    def from_vocab(cls, vocab: list[str], seq_len: int, path: str | None = None) -> TextTask:
+        """A text task with a known vocabulary and no data: enough to run a trained model
+        (``minigrad generate`` needs only the checkpoint, not the original file)."""
+        task = cls.__new__(cls)
+        task.path = path
+        task.itos = list(vocab)
+        task.stoi = {c: i for i, c in enumerate(task.itos)}
+        task.vocab_size = len(task.itos)
+        task.seq_len = seq_len
+        task.train_data = task.val_data = np.zeros(0, dtype=np.int64)
+        task.heldout_starts = np.zeros(0, dtype=np.int64)
+        return task
+
+    def start_tokens(self) -> np.ndarray:
+        """Where an unprompted sample starts: the held-out text's first character, or
+        (without data) a newline when the vocabulary has one."""
+        if len(self.val_data):
+            return self.val_data[:1]
+        return np.array([self.stoi.get("\n", 0)], dtype=np.int64)
 
     def batch(self, rng: np.random.Generator, batch_size: int):
         starts = rng.integers(0, len(self.train_data) - self.seq_len - 1, size=batch_size)
@@ -283,9 +310,24 @@ class TextTask:
 TASK_NAMES = (*ALGORITHMIC_TASKS, "text")
 
 
-def make_task(name: str, length: int, seed: int, text_path=None, vocab=None):
-    """Build a task by name (``reverse``, ``sort``, ``copy``, ``add`` or ``text``)."""
+def planned_sizes(name: str, length: int) -> tuple[int, int] | None:
+    """(sequence length the model reads, vocabulary size) of an algorithmic task, known
+    before it is built (for the memory check); None for the text task."""
+    if name not in ALGORITHMIC_TASKS:
+        return None
+    task = ALGORITHMIC_TASKS[name].__new__(ALGORITHMIC_TASKS[name])
+    task.length = length
+    prompt_len, answer_len = task.layout()
+    return prompt_len + answer_len - 1, len(task.digits) + len(task.extra_tokens())
+
+
+def make_task(name: str, length: int, seed: int, text_path=None, vocab=None, with_data=True):
+    """Build a task by name (``reverse``, ``sort``, ``copy``, ``add`` or ``text``).
+
+    With ``with_data=False`` and a ``vocab``, the text task reads no file."""
     if name == "text":
+        if not with_data and vocab is not None:
+            return TextTask.from_vocab(vocab, length, text_path)
         if text_path is None:
             raise TaskError("text: the text task needs a file: --text PATH")
         return TextTask(text_path, length, seed, vocab=vocab)
