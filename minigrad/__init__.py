@@ -5,7 +5,14 @@ x = mg.randn(3, 4, requires_grad=True)
 y = (x.tanh() * 2).sum()
 y.backward()
 x.grad  # d y / d x
+
+As with ``import torch``, ``mg.nn``, ``mg.nn.functional``, ``mg.optim``, ``mg.autograd``,
+``mg.utils`` (and ``mg.cuda``, ``mg.amp``, ``mg.backends``, ``mg.distributed``,
+``mg.linalg``) are reachable after a bare ``import minigrad``; all but ``autograd`` are
+imported on first use, so ``import minigrad`` stays fast and does not import Numba.
 """
+
+import importlib as _importlib
 
 from minigrad.autograd import (
     Function,
@@ -14,33 +21,71 @@ from minigrad.autograd import (
     no_grad,
     set_grad_enabled,
 )
+from minigrad.compat import (  # PyTorch names: torch.compile, torch.einsum, ...
+    allclose,
+    argsort,
+    bmm,
+    compile,
+    cumsum,
+    einsum,
+    flip,
+    get_float32_matmul_precision,
+    index_select,
+    inference_mode,
+    is_inference_mode_enabled,
+    isfinite,
+    isinf,
+    isnan,
+    numel,
+    outer,
+    pow,
+    roll,
+    set_float32_matmul_precision,
+    sort,
+    square,
+    topk,
+    unbind,
+)
 from minigrad.creation import (
     arange,
+    as_tensor,
     empty,
+    empty_like,
+    eye,
     from_numpy,
     full,
     full_like,
     linspace,
+    multinomial,
     ones,
     ones_like,
     rand,
+    rand_like,
     randint,
+    randint_like,
     randn,
+    randn_like,
     randperm,
     tensor,
     zeros,
     zeros_like,
 )
+from minigrad.devices import device
 from minigrad.dtypes import (
+    bfloat16,
     bool_,
     double,
     float16,
     float32,
     float64,
     half,
+    int8,
+    int16,
     int32,
     int64,
     long,
+    short,
+    uint8,
 )
 from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
@@ -89,18 +134,45 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
     var,
     where,
 )
-from minigrad.random import get_rng_state, manual_seed, set_rng_state
+from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor
 from minigrad.threads import get_num_threads, keep_freed_memory, set_num_threads
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
+int = int32  # noqa: A001  (torch.int is int32)
+Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
 __version__ = "0.1.0"
+
+# Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
+# the names that live in one of them.
+_LAZY_MODULES = ("nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg")
+_LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"minigrad.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(_importlib.import_module(f"minigrad.{_LAZY_NAMES[name]}"), name)
+    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
 
 
 def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
+
+
+def is_floating_point(t: Tensor) -> bool:
+    return t.dtype.kind == "f"
+
+
+def get_default_dtype():
+    return float32
 
 
 __all__ = [
@@ -109,21 +181,33 @@ __all__ = [
     "arange",
     "as_tensor",
     "empty",
+    "empty_like",
+    "eye",
     "from_numpy",
     "full",
     "full_like",
+    "is_floating_point",
     "is_tensor",
     "linspace",
+    "multinomial",
     "ones",
     "ones_like",
     "rand",
+    "rand_like",
     "randint",
+    "randint_like",
     "randn",
+    "randn_like",
     "randperm",
     "tensor",
     "zeros",
     "zeros_like",
+    "Generator",
+    "Size",
+    "device",
+    "get_default_dtype",
     # dtypes
+    "bfloat16",
     "bool",
     "bool_",
     "double",
@@ -132,9 +216,14 @@ __all__ = [
     "float32",
     "float64",
     "half",
+    "int",
+    "int8",
+    "int16",
     "int32",
     "int64",
     "long",
+    "short",
+    "uint8",
     # operations as functions
     "abs",
     "amax",
@@ -199,4 +288,28 @@ __all__ = [
     "get_num_threads",
     "keep_freed_memory",
     "set_num_threads",
+    # PyTorch-compatibility (minigrad/compat.py)
+    "allclose",
+    "argsort",
+    "bmm",
+    "compile",
+    "cumsum",
+    "einsum",
+    "flip",
+    "get_float32_matmul_precision",
+    "index_select",
+    "inference_mode",
+    "is_inference_mode_enabled",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "numel",
+    "outer",
+    "pow",
+    "roll",
+    "set_float32_matmul_precision",
+    "sort",
+    "square",
+    "topk",
+    "unbind",
 ]

@@ -1,7 +1,12 @@
-"""Functions that make tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``arange``,
-``randn``, ``rand``, ``randint``, ``zeros_like``, ``ones_like``, ``from_numpy``.
+"""Functions that make tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``empty``,
+``arange``, ``linspace``, ``eye``, the ``*_like`` forms and the random ones (``randn``,
+``rand``, ``randint``, ``randperm``, ``multinomial``).
 
 Defaults follow PyTorch: floating-point results are float32 unless a dtype is given.
+Every factory accepts PyTorch's keyword arguments: ``device`` (``"cpu"``; any other
+device raises, see ``minigrad.devices``), ``requires_grad``, ``pin_memory`` (nothing to
+pin on a CPU-only library: accepted and ignored) and, for the random ones,
+``generator`` (an ``mg.Generator``).
 """
 
 from __future__ import annotations
@@ -10,19 +15,29 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
-from minigrad.tensor import Tensor, _size_args
+from minigrad.devices import check_device
+from minigrad.tensor import Tensor, _shape_str, _size_args
+from minigrad.tensor import as_tensor as _as_tensor
 
 
-def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
+def _finish(data: np.ndarray, requires_grad: bool, device=None, where: str = "") -> Tensor:
+    check_device(device, where)
     t = Tensor._make(data, False, None)
     if requires_grad:
         t.requires_grad = True
     return t
 
 
-def tensor(data, dtype=None, requires_grad: bool = False) -> Tensor:
+def tensor(data, dtype=None, device=None, requires_grad: bool = False, pin_memory=False) -> Tensor:
     """A new tensor holding a copy of ``data`` (Python floats become float32)."""
+    check_device(device, "tensor")
     return Tensor(data, dtype=dtype, requires_grad=requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """A tensor for ``data``, sharing memory when it is already a tensor or an array."""
+    check_device(device, "as_tensor")
+    return _as_tensor(data, dtype)
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
@@ -36,87 +51,233 @@ def _float_dtype(dtype):
     return dtypes.as_dtype(dtype) or dtypes.default_float
 
 
-def zeros(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_size_args(size), dtype=_float_dtype(dtype)), requires_grad)
+def zeros(
+    *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    data = np.zeros(_size_args(size), dtype=_float_dtype(dtype))
+    return _finish(data, requires_grad, device, "zeros")
 
 
-def ones(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_size_args(size), dtype=_float_dtype(dtype)), requires_grad)
+def ones(
+    *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    data = np.ones(_size_args(size), dtype=_float_dtype(dtype))
+    return _finish(data, requires_grad, device, "ones")
 
 
-def empty(*size, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.empty(_size_args(size), dtype=_float_dtype(dtype)), requires_grad)
+def empty(
+    *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    data = np.empty(_size_args(size), dtype=_float_dtype(dtype))
+    return _finish(data, requires_grad, device, "empty")
 
 
-def full(size, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
+def _fill_dtype(fill_value):
+    if isinstance(fill_value, (bool, np.bool_)):
+        return dtypes.bool_
+    if isinstance(fill_value, (int, np.integer)):
+        return dtypes.int64
+    return dtypes.default_float
+
+
+def full(
+    size, fill_value, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
     """Filled with ``fill_value``; the dtype follows it (bool, int64 or float32) unless given."""
-    if dtype is None:
-        if isinstance(fill_value, (bool, np.bool_)):
-            dtype = dtypes.bool_
-        elif isinstance(fill_value, (int, np.integer)):
-            dtype = dtypes.int64
-        else:
-            dtype = dtypes.default_float
-    return _finish(
-        np.full(_size_args((size,)), fill_value, dtype=dtypes.as_dtype(dtype)), requires_grad
-    )
+    dtype = dtypes.as_dtype(dtype) or _fill_dtype(fill_value)
+    data = np.full(_size_args((size,)), fill_value, dtype=dtype)
+    return _finish(data, requires_grad, device, "full")
 
 
-def zeros_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(t.shape, dtype=dtypes.as_dtype(dtype) or t.dtype), requires_grad)
+def _like_dtype(t: Tensor, dtype):
+    return dtypes.as_dtype(dtype) or _as_tensor(t).dtype
 
 
-def ones_like(t: Tensor, dtype=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(t.shape, dtype=dtypes.as_dtype(dtype) or t.dtype), requires_grad)
+def zeros_like(
+    t: Tensor, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    data = np.zeros(np.shape(t), dtype=_like_dtype(t, dtype))
+    return _finish(data, requires_grad, device, "zeros_like")
 
 
-def full_like(t: Tensor, fill_value, dtype=None, requires_grad: bool = False) -> Tensor:
-    dtype = dtypes.as_dtype(dtype) or t.dtype
-    return _finish(np.full(t.shape, fill_value, dtype=dtype), requires_grad)
+def ones_like(
+    t: Tensor, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    data = np.ones(np.shape(t), dtype=_like_dtype(t, dtype))
+    return _finish(data, requires_grad, device, "ones_like")
 
 
-def arange(start, end=None, step=1, dtype=None, requires_grad: bool = False) -> Tensor:
+def empty_like(
+    t: Tensor, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    data = np.empty(np.shape(t), dtype=_like_dtype(t, dtype))
+    return _finish(data, requires_grad, device, "empty_like")
+
+
+def full_like(
+    t: Tensor, fill_value, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
+) -> Tensor:
+    data = np.full(np.shape(t), fill_value, dtype=_like_dtype(t, dtype))
+    return _finish(data, requires_grad, device, "full_like")
+
+
+def arange(
+    start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
+) -> Tensor:
     """``arange(5)``, ``arange(1, 5)``, ``arange(0, 1, 0.25)``: int64 for int arguments."""
     if end is None:
         start, end = 0, start
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if dtype is None:
         all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.default_float
     if step == 0:
         raise ValueError("arange: step must be non-zero")
-    return _finish(np.arange(start, end, step).astype(dtypes.as_dtype(dtype)), requires_grad)
+    data = np.arange(start, end, step).astype(dtypes.as_dtype(dtype))
+    return _finish(data, requires_grad, device, "arange")
 
 
-def linspace(start, end, steps: int, dtype=None, requires_grad: bool = False) -> Tensor:
+def linspace(
+    start, end, steps: int, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
+) -> Tensor:
     data = np.linspace(start, end, steps).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad)
+    return _finish(data, requires_grad, device, "linspace")
 
 
-def randn(*size, dtype=None, requires_grad: bool = False, generator=None) -> Tensor:
+def eye(
+    n: int,
+    m: int | None = None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+):
+    """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
+    for name, v in (("n", n), ("m", n if m is None else m)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise ValueError(f"eye: {name} must be a non-negative int, got {v!r}")
+    data = np.eye(n, n if m is None else m, dtype=_float_dtype(dtype))
+    return _finish(data, requires_grad, device, "eye")
+
+
+# ------------------------------------------------------------------------------ random
+def randn(
+    *size, dtype=None, device=None, requires_grad: bool = False, generator=None, pin_memory=False
+) -> Tensor:
     """Standard normal samples from minigrad's generator (see ``mg.manual_seed``)."""
-    gen = generator or _random.default_generator()
+    gen = _random.resolve(generator)
     data = gen.standard_normal(_size_args(size)).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad)
+    return _finish(data, requires_grad, device, "randn")
 
 
-def rand(*size, dtype=None, requires_grad: bool = False, generator=None) -> Tensor:
+def rand(
+    *size, dtype=None, device=None, requires_grad: bool = False, generator=None, pin_memory=False
+) -> Tensor:
     """Uniform samples in [0, 1)."""
-    gen = generator or _random.default_generator()
+    gen = _random.resolve(generator)
     data = gen.random(_size_args(size)).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad)
+    return _finish(data, requires_grad, device, "rand")
 
 
-def randint(low, high=None, size=(), dtype=None, generator=None) -> Tensor:
-    """Integers in [low, high) (``randint(high, size=...)`` also works)."""
-    if high is None:
+def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False, generator=None):
+    dtype = _like_dtype(t, dtype)
+    return randn(np.shape(t), dtype=dtype, device=device, requires_grad=requires_grad,
+                 generator=generator)  # fmt: skip
+
+
+def rand_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False, generator=None):
+    dtype = _like_dtype(t, dtype)
+    return rand(np.shape(t), dtype=dtype, device=device, requires_grad=requires_grad,
+                generator=generator)  # fmt: skip
+
+
+def randint(
+    low, high=None, size=None, *, dtype=None, device=None, generator=None,
+    requires_grad: bool = False, pin_memory: bool = False,
+) -> Tensor:  # fmt: skip
+    """Integers drawn uniformly from [low, high), as ``torch.randint``.
+
+    Both of PyTorch's forms: ``randint(high, size)`` (from [0, high)) and
+    ``randint(low, high, size)``; ``size`` is a tuple (``(4,)``, ``(2, 3)``).
+    """
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high  # randint(high, size)
+    elif high is None:
         low, high = 0, low
-    gen = generator or _random.default_generator()
-    data = gen.integers(low, high, size=_size_args((size,)) if size != () else ())
-    return Tensor._make(
-        np.asarray(data).astype(dtypes.as_dtype(dtype) or dtypes.int64), False, None
-    )
+    if size is None:
+        raise TypeError("randint: missing the size argument, e.g. randint(10, (4,))")
+    low, high = (v.item() if isinstance(v, Tensor) else v for v in (low, high))
+    for name, v in (("low", low), ("high", high)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"randint: {name} must be an int, got {v!r}")
+    if low >= high:
+        raise ValueError(
+            f"randint: expects low < high (to sample from [low, high)), got low={low}, high={high}"
+        )
+    shape = _size_args(tuple(size) if isinstance(size, (tuple, list)) else (size,))
+    data = _random.resolve(generator).integers(low, high, size=shape)
+    data = np.asarray(data).astype(dtypes.as_dtype(dtype) or dtypes.int64)
+    return _finish(data, requires_grad, device, "randint")
 
 
-def randperm(n: int, generator=None) -> Tensor:
-    gen = generator or _random.default_generator()
-    return Tensor._make(gen.permutation(n).astype(np.int64), False, None)
+def randint_like(t: Tensor, low, high=None, *, dtype=None, device=None, generator=None):
+    return randint(low, high, np.shape(t), dtype=_like_dtype(t, dtype), device=device,
+                   generator=generator)  # fmt: skip
+
+
+def randperm(
+    n: int,
+    *,
+    generator=None,
+    dtype=None,
+    device=None,
+    requires_grad: bool = False,
+    pin_memory=False,
+) -> Tensor:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"randperm: n must be a non-negative int, got {n!r}")
+    data = _random.resolve(generator).permutation(n).astype(dtypes.as_dtype(dtype) or np.int64)
+    return _finish(data, requires_grad, device, "randperm")
+
+
+def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):  # noqa: A002
+    """Draw ``num_samples`` category indices per row from the weights in ``input``.
+
+    ``input`` is 1-D (one distribution) or 2-D (one per row) of non-negative weights,
+    not necessarily normalized. With ``replacement`` each draw is independent
+    (inverse-CDF sampling); without it a category is drawn at most once, in the order
+    of sequential draws from the renormalized remaining weights (drawn here as an
+    "exponential race": the ``num_samples`` smallest ``E_i / w_i`` with ``E_i ~ Exp(1)``,
+    which has exactly that distribution). Categories of weight 0 come last, as in
+    PyTorch. Returns int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``.
+    """
+    w = np.asarray(input._data if isinstance(input, Tensor) else input, dtype=np.float64)
+    if w.ndim not in (1, 2):
+        raise ValueError(f"multinomial: input must be 1-D or 2-D, got shape {_shape_str(w.shape)}")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
+        raise TypeError(f"multinomial: num_samples must be an int, got {num_samples!r}")
+    if num_samples <= 0:
+        raise RuntimeError(f"multinomial: num_samples must be positive, got {num_samples}")
+    rows = w.reshape(-1, w.shape[-1]) if w.size or w.ndim == 2 else w.reshape(1, 0)
+    if not np.all(np.isfinite(rows)) or np.any(rows < 0):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    totals = rows.sum(axis=1)
+    if rows.shape[1] == 0 or np.any(totals <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError(
+            f"multinomial: cannot sample n_sample ({num_samples}) > prob_dist.size(-1) "
+            f"({rows.shape[1]}) samples without replacement"
+        )
+    gen = _random.resolve(generator)
+    if replacement:
+        cdf = np.cumsum(rows, axis=1) / totals[:, None]
+        u = gen.random((rows.shape[0], num_samples))
+        out = np.stack([np.searchsorted(c, ui, side="right") for c, ui in zip(cdf, u)])
+        out = np.minimum(out, rows.shape[1] - 1)  # guard against u ~ 1 after rounding
+    else:
+        with np.errstate(divide="ignore"):
+            keys = gen.standard_exponential(rows.shape) / rows  # weight 0 -> inf: drawn last
+        out = np.argsort(keys, axis=1, kind="stable")[:, :num_samples]
+    out = out.astype(np.int64)
+    return Tensor._make(out if w.ndim == 2 else out[0], False, None)

@@ -32,6 +32,9 @@ _Number = (int, float, np.integer, np.floating, bool, np.bool_)
 
 #: ``max(dim)`` / ``min(dim)`` return ``(values, indices)``, as in PyTorch.
 MaxMin = namedtuple("MaxMin", ["values", "indices"])
+#: ``sort`` and ``topk`` too.
+SortResult = namedtuple("SortResult", ["values", "indices"])
+TopK = namedtuple("TopK", ["values", "indices"])
 
 
 def _shape_str(shape) -> str:
@@ -46,14 +49,78 @@ def _array_from(data, dtype=None) -> np.ndarray:
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.array(data, dtype=dtype, copy=True)
     else:
-        arr = np.array(data, dtype=dtype)
-        if dtype is None and arr.dtype == np.float64:
+        found: list = []
+        if isinstance(data, (list, tuple)):
+            data = _scalars_from_tensors(data, found)
+        try:
+            arr = np.array(data, dtype=dtype)
+        except (ValueError, OverflowError) as e:
+            raise ValueError(_sequence_problem(data) or f"tensor: {e}") from None
+        if arr.dtype.kind == "O" or (dtype is None and arr.dtype == np.uint64):
+            problem = _sequence_problem(data)
+            if problem:
+                raise ValueError(problem)
+        if dtype is None and found and arr.dtype.kind == "f":
+            arr = arr.astype(np.result_type(*found))  # [0-d float64 tensors] stays float64
+        elif dtype is None and arr.dtype == np.float64:
             arr = arr.astype(dtypes.default_float)
         elif dtype is None and arr.dtype.kind == "i":
             arr = arr.astype(np.int64)
         elif arr.dtype.kind not in "fiub":
             raise TypeError(f"tensor: cannot make a tensor from {type(data).__name__} data")
     return arr
+
+
+def _scalars_from_tensors(seq, found: list):
+    """A nested list with every one-element Tensor replaced by its NumPy scalar (so that
+    ``mg.tensor([loss1, loss2])`` works, as in PyTorch); their dtypes go into ``found``."""
+    out = []
+    for x in seq:
+        if isinstance(x, Tensor):
+            if x._data.size != 1:
+                raise ValueError(
+                    "tensor: only one-element tensors can be converted to Python scalars; got "
+                    f"a tensor of shape {_shape_str(x._data.shape)} in the list (use "
+                    "mg.stack to join tensors)"
+                )
+            found.append(x._data.dtype)
+            x = x._data.reshape(())[()]
+        elif isinstance(x, (list, tuple)):
+            x = _scalars_from_tensors(x, found)
+        out.append(x)
+    return out
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _sequence_problem(data) -> str | None:
+    """What makes nested lists unfit for a tensor, in PyTorch's words: a ragged level
+    (naming the dim and the lengths), a mix of numbers and lists, or an int that does
+    not fit in int64. ``None`` when nothing is found."""
+    level, dim = [data], 0
+    while level:
+        seqs = [x for x in level if isinstance(x, (list, tuple))]
+        if seqs and len(seqs) != len(level):
+            other = next(x for x in level if not isinstance(x, (list, tuple)))
+            return (
+                f"tensor: expected a sequence at dim {dim} but got {type(other).__name__} "
+                f"{other!r} (every element at one depth must be a list of the same length)"
+            )
+        if not seqs:
+            for x in level:
+                if isinstance(x, int) and not _INT64[0] <= x <= _INT64[1]:
+                    return (
+                        f"tensor: the value {x} overflows int64 (the range is [-2**63, "
+                        "2**63 - 1]); pass it as a float, or dtype=mg.float64"
+                    )
+            return None
+        n = len(seqs[0])
+        for sq in seqs:
+            if len(sq) != n:
+                return f"tensor: expected sequence of length {n} at dim {dim} (got {len(sq)})"
+        level, dim = [x for sq in seqs for x in sq], dim + 1
+    return None
 
 
 def _size_args(size) -> tuple:
@@ -309,20 +376,30 @@ class Tensor:
 
     # ------------------------------------------------------------------ dtype conversion
     def to(self, *args, **kwargs) -> Tensor:
-        """``t.to(dtype)``; a device of ``"cpu"`` is accepted and ignored."""
+        """``t.to(dtype)``, ``t.to(device)``, ``t.to(device, dtype)``, ``t.to(other)``
+        (other's dtype), with PyTorch's ``non_blocking`` and ``copy`` keywords. The only
+        device is the CPU: ``"cpu"`` is accepted, ``"cuda"`` or ``"mps"`` raise."""
+        from minigrad.devices import check_device, is_device
+
         dtype = kwargs.pop("dtype", None)
-        for a in args:
-            if isinstance(a, str) and a in ("cpu", "cpu:0"):
-                continue
-            dtype = a
-        kwargs.pop("device", None)
+        check_device(kwargs.pop("device", None), "to")
+        kwargs.pop("non_blocking", None)
+        copy = kwargs.pop("copy", False)
+        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected arguments {sorted(kwargs)}")
-        if dtype is None:
-            return self
-        dtype = dtypes.as_dtype(dtype)
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a._data.dtype
+            elif is_device(a):
+                check_device(a, "to")
+            elif isinstance(a, builtins.bool):
+                continue  # the positional non_blocking / copy flags
+            else:
+                dtype = a
+        dtype = self._data.dtype if dtype is None else dtypes.as_dtype(dtype)
         if dtype == self._data.dtype:
-            return self
+            return self.clone() if copy else self
         return A.Cast.apply(self, dtype)
 
     def float(self) -> Tensor:
@@ -343,7 +420,8 @@ class Tensor:
     def contiguous(self) -> Tensor:
         return self
 
-    def cpu(self) -> Tensor:
+    def cpu(self, memory_format=None) -> Tensor:
+        """The tensor itself (it is already on the CPU, the only device)."""
         return self
 
     # ------------------------------------------------------------------ arithmetic
@@ -882,6 +960,266 @@ class Tensor:
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
         gen = generator or _random.default_generator()
         return self._inplace("normal_", gen.normal(mean, std, self._data.shape))
+
+    # ---- PyTorch-compatibility methods
+    # Names that PyTorch programs call on tensors; the differentiable ones are thin calls
+    # into ``minigrad/functions/ordering.py``, ``einsum.py`` and ``vector_norm.py``.
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"`` formats a one-element tensor as its number, as in PyTorch."""
+        if self._data.size == 1 and self._data.ndim == 0:
+            return format(self._data.item(), spec)
+        if not spec:
+            return str(self)
+        raise TypeError("unsupported format string passed to Tensor.__format__")
+
+    def __round__(self, ndigits: int | None = None):
+        """``round(t)`` / ``round(t, 4)``: a one-element tensor gives the rounded Python
+        number (as ``round(t.item(), 4)``); a larger tensor gives a tensor rounded to
+        ``ndigits`` decimals (half to even, as ``torch.round``), without gradient."""
+        if self._data.size == 1:
+            return round(self._data.item(), ndigits)
+        rounded = np.round(self._data, 0 if ndigits is None else ndigits)
+        return Tensor._make(rounded, False, None)
+
+    def cuda(self, device=None, non_blocking: bool = False):
+        from minigrad.devices import check_device
+
+        check_device("cuda" if device is None else device, "cuda")
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def pin_memory(self) -> Tensor:
+        """The tensor itself: pinned (page-locked) memory only speeds up copies to a GPU."""
+        return self
+
+    def is_pinned(self) -> bool:
+        return False
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def half(self) -> Tensor:
+        return self.to(dtypes.float16)
+
+    def int(self) -> Tensor:
+        return self.to(dtypes.int32)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        return self.to(other._data.dtype)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
+
+    reshape_as = view_as
+
+    def nelement(self) -> int:
+        return self._data.size
+
+    def square(self) -> Tensor:
+        return self * self
+
+    # new tensors with this one's dtype (unless given), as ``torch.Tensor.new_*``
+    def _new(self, data: np.ndarray, requires_grad: bool, device, where: str) -> Tensor:
+        from minigrad.devices import check_device
+
+        check_device(device, where)
+        t = Tensor._make(data, False, None)
+        if requires_grad:
+            t.requires_grad = True
+        return t
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+        dtype = dtypes.as_dtype(dtype) or self._data.dtype
+        return self._new(np.zeros(_size_args(size), dtype), requires_grad, device, "new_zeros")
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+        dtype = dtypes.as_dtype(dtype) or self._data.dtype
+        return self._new(np.ones(_size_args(size), dtype), requires_grad, device, "new_ones")
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+        dtype = dtypes.as_dtype(dtype) or self._data.dtype
+        return self._new(np.empty(_size_args(size), dtype), requires_grad, device, "new_empty")
+
+    def new_full(
+        self, size, fill_value, dtype=None, device=None, requires_grad: bool = False
+    ) -> Tensor:
+        dtype = dtypes.as_dtype(dtype) or self._data.dtype
+        data = np.full(_size_args((size,)), fill_value, dtype)
+        return self._new(data, requires_grad, device, "new_full")
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+        """A copy of ``data`` with this tensor's dtype (unless ``dtype`` is given)."""
+        dtype = dtypes.as_dtype(dtype) or self._data.dtype
+        return self._new(_array_from(data, dtype), requires_grad, device, "new_tensor")
+
+    # checks (no gradient)
+    def isnan(self) -> Tensor:
+        return Tensor._make(np.isnan(self._data), False, None)
+
+    def isinf(self) -> Tensor:
+        return Tensor._make(np.isinf(self._data), False, None)
+
+    def isfinite(self) -> Tensor:
+        return Tensor._make(np.isfinite(self._data), False, None)
+
+    def allclose(self, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False) -> bool:
+        """``|self - other| <= atol + rtol * |other|`` everywhere (broadcasting)."""
+        other = other._data if isinstance(other, Tensor) else np.asarray(other)
+        try:
+            np.broadcast_shapes(self._data.shape, other.shape)
+        except ValueError:
+            raise ValueError(
+                f"allclose: shapes {_shape_str(self._data.shape)} and "
+                f"{_shape_str(other.shape)} cannot be broadcast together"
+            ) from None
+        return builtins.bool(np.allclose(self._data, other, rtol, atol, equal_nan))
+
+    # ordering (see functions/ordering.py)
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False):
+        """``(values, indices)`` sorted along ``dim``; values carry the gradient."""
+        from minigrad.functions.ordering import sort_indices
+
+        if self._data.ndim == 0:
+            return SortResult(self, Tensor._make(np.zeros((), np.int64), False, None))
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        idx = sort_indices(self._data, d, descending, stable).astype(np.int64)
+        return SortResult(I.Gather.apply(self, d, idx), Tensor._make(idx, False, None))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+        return self.sort(dim, descending, stable).indices
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+        """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``."""
+        from minigrad.functions.ordering import sort_indices
+
+        nd = builtins.max(self._data.ndim, 1)
+        (d,) = R.normalize_dims(dim, nd)
+        n = self._data.shape[d] if self._data.ndim else 1
+        if isinstance(k, builtins.bool) or not isinstance(k, (builtins.int, np.integer)):
+            raise TypeError(f"topk: k must be an int, got {k!r}")
+        if not 0 <= k <= n:
+            raise RuntimeError(f"topk: k ({k}) must be in [0, {n}], the size of dim {dim}")
+        x = self if self._data.ndim else self.reshape(1)
+        order = sort_indices(x._data, d, descending=largest, stable=True)
+        idx = np.take(order, np.arange(k), axis=d).astype(np.int64)
+        values = I.Gather.apply(x, d, idx)
+        if self._data.ndim == 0:
+            return TopK(values.reshape(()), Tensor._make(idx.reshape(()), False, None))
+        return TopK(values, Tensor._make(idx, False, None))
+
+    def flip(self, *dims) -> Tensor:
+        from minigrad.functions.ordering import Flip
+
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)
+        return Flip.apply(self, dims)
+
+    def roll(self, shifts, dims=None) -> Tensor:
+        """Shift elements along ``dims`` (or over the flattened tensor), wrapping around."""
+        from minigrad.functions.ordering import Roll
+
+        if dims is None:
+            if not isinstance(shifts, (builtins.int, np.integer)):
+                raise ValueError("roll: with dims=None, shifts must be a single int")
+            return Roll.apply(self, builtins.int(shifts), None)
+        shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
+        dims = (dims,) if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise ValueError(
+                f"roll: shifts and dims must have the same length, got {len(shifts)} shifts "
+                f"and {len(dims)} dims"
+            )
+        dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)
+        return Roll.apply(self, tuple(builtins.int(s) for s in shifts), dims)
+
+    def cumsum(self, dim: int, dtype=None) -> Tensor:
+        from minigrad.functions.ordering import Cumsum
+
+        x = self if dtype is None else self.to(dtype)
+        if x._data.dtype.kind in "bu" or x._data.dtype == dtypes.int32:
+            x = x.to(dtypes.int64)  # torch promotes integer cumsums to int64
+        if x._data.ndim == 0:
+            return x.clone()
+        (d,) = R.normalize_dims(dim, x._data.ndim)
+        return Cumsum.apply(x, d)
+
+    def repeat(self, *sizes) -> Tensor:
+        """Tile the tensor ``sizes[k]`` times along dim ``k`` (extra sizes add dims in front)."""
+        from minigrad.functions.ordering import Repeat
+
+        sizes = _size_args(sizes)
+        if len(sizes) < self._data.ndim:
+            raise ValueError(
+                f"repeat: the number of repeat dims ({len(sizes)}) can not be smaller than "
+                f"the number of dims of the tensor ({self._data.ndim})"
+            )
+        return Repeat.apply(self, sizes)
+
+    def unbind(self, dim: int = 0) -> tuple:
+        """The slices along ``dim``, as a tuple of tensors (each one dim fewer)."""
+        (d,) = R.normalize_dims(dim, self._data.ndim)
+        lead = (slice(None),) * d
+        return tuple(self[lead + (i,)] for i in range(self._data.shape[d]))
+
+    def index_select(self, dim: int, index) -> Tensor:
+        """The entries at ``index`` (a 1-D int tensor) along ``dim``; repeated indices add
+        their gradients."""
+        (d,) = R.normalize_dims(dim, builtins.max(self._data.ndim, 1))
+        idx = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if idx.ndim > 1 or idx.dtype.kind not in "iu":
+            raise ValueError(
+                f"index_select: index must be a 0-D or 1-D int tensor, got shape "
+                f"{_shape_str(idx.shape)} and dtype {idx.dtype}"
+            )
+        n = self._data.shape[d] if self._data.ndim else 1
+        if idx.size and (idx.min() < -n or idx.max() >= n):
+            raise IndexError(f"index_select: index out of range for dim {d} of size {n}")
+        return self[(slice(None),) * d + (idx.reshape(-1),)]
+
+    # products and norms
+    def bmm(self, other: Tensor) -> Tensor:
+        """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p)."""
+        other = as_tensor(other)
+        if self._data.ndim != 3 or other._data.ndim != 3:
+            raise ValueError(
+                f"bmm: expects two 3-D tensors, got shapes {_shape_str(self._data.shape)} "
+                f"and {_shape_str(other._data.shape)}"
+            )
+        if self._data.shape[0] != other._data.shape[0] or self.shape[2] != other.shape[1]:
+            raise ValueError(
+                f"bmm: shapes {_shape_str(self._data.shape)} and {_shape_str(other.shape)} "
+                "do not match as (b, n, m) and (b, m, p)"
+            )
+        return self @ other
+
+    def outer(self, other: Tensor) -> Tensor:
+        """``out[i, j] = self[i] * other[j]`` for two 1-D tensors."""
+        other = as_tensor(other)
+        if self._data.ndim != 1 or other._data.ndim != 1:
+            raise ValueError(
+                f"outer: expects two 1-D tensors, got shapes {_shape_str(self._data.shape)} "
+                f"and {_shape_str(other._data.shape)}"
+            )
+        return self.reshape(-1, 1) * other.reshape(1, -1)
+
+    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+        """The ``p``-norm over ``dim`` (all elements by default); ``"fro"`` is the 2-norm."""
+        from minigrad.linalg import vector_norm
+
+        if p in ("fro", None):
+            p = 2
+        return vector_norm(self, p, dim, keepdim, dtype=dtype)
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
+        from minigrad.creation import multinomial
+
+        return multinomial(self, num_samples, replacement, generator=generator)
 
 
 # ---------------------------------------------------------------------- helpers

@@ -183,5 +183,5 @@ def test_to_clone_contiguous_cpu():
     assert x.to("cpu", mg.float64).dtype == mg.float64
     assert x.to(device="cpu") is x
     with pytest.raises(TypeError, match="unexpected"):
-        x.to(mg.float64, copy=True)
+        x.to(mg.float64, colour=True)  # copy= is PyTorch's and accepted
     assert mg.is_tensor(x) and not mg.is_tensor(x.numpy())

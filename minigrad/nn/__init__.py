@@ -5,7 +5,7 @@ stateless function forms, ``nn.init`` the initialisers and ``nn.utils`` gradient
 clipping.
 """
 
-from minigrad.nn import functional, init, utils
+from minigrad.nn import functional, init, parallel, utils
 from minigrad.nn.activation import (
     GELU,
     LeakyReLU,
@@ -20,6 +20,7 @@ from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import ModuleDict, ModuleList, Sequential
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.embedding import Embedding
+from minigrad.nn.flatten import Flatten, Unflatten
 from minigrad.nn.linear import Identity, Linear
 from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss
 from minigrad.nn.module import Module
@@ -31,12 +32,18 @@ from minigrad.nn.normalization import (
     RMSNorm,
     norm_impl,
 )
+from minigrad.nn.parallel import DataParallel
 from minigrad.nn.parameter import Parameter
 from minigrad.nn.transformer import (
     TransformerBlock,
     TransformerEncoder,
     TransformerEncoderLayer,
     generate_square_subsequent_mask,
+)
+from minigrad.nn.transformer_decoder import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
 )
 
 __all__ = [
@@ -45,7 +52,14 @@ __all__ = [
     "BatchNorm2d",
     "CrossEntropyLoss",
     "Dropout",
+    "DataParallel",
     "Embedding",
+    "Flatten",
+    "Unflatten",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "parallel",
     "GroupNorm",
     "Identity",
     "LayerNorm",

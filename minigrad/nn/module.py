@@ -356,16 +356,22 @@ class Module:
         """``to(dtype)``: convert floating-point parameters, their gradients and floating
         buffers in place (the same ``Parameter`` objects, so an optimizer built earlier
         still holds them). Integer buffers (``num_batches_tracked``) are left alone. A
-        device of ``"cpu"`` is accepted and ignored. Returns self."""
+        device of ``"cpu"`` (or ``mg.device("cpu")``, with ``non_blocking``) is accepted
+        and ignored; ``"cuda"`` / ``"mps"`` raise (minigrad runs on the CPU). Returns self."""
+        from minigrad.devices import check_device, is_device
+
         dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
+        check_device(kwargs.pop("device", None), "Module.to")
         kwargs.pop("non_blocking", None)
         if kwargs:
             raise TypeError(f"to: unexpected arguments {sorted(kwargs)}")
         for a in args:
-            if isinstance(a, str) and a.split(":")[0] == "cpu":
+            if is_device(a):
+                check_device(a, "Module.to")
                 continue
-            dtype = a
+            if isinstance(a, bool):
+                continue  # positional non_blocking
+            dtype = a._data.dtype if isinstance(a, Tensor) else a
         if dtype is None:
             return self
         dtype = dtypes.as_dtype(dtype)

@@ -30,6 +30,7 @@ __all__ = [
     "CosineAnnealingLR",
     "LinearLR",
     "SequentialLR",
+    "OneCycleLR",
 ]
 
 
@@ -107,10 +108,17 @@ class StepLR(LRScheduler):
     """
 
     def __init__(
-        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+        self, optimizer: Optimizer, step_size: float, gamma: float = 0.1, last_epoch: int = -1
     ):
-        if not isinstance(step_size, int) or step_size <= 0:
-            raise ValueError(f"StepLR: step_size must be a positive int, got {step_size!r}")
+        # PyTorch accepts any positive number (its tutorial passes 1.0): the rate changes
+        # at the epochs where ``epoch % step_size == 0``.
+        if (
+            isinstance(step_size, bool)
+            or not isinstance(step_size, (int, float))
+            or not math.isfinite(step_size)
+            or step_size <= 0
+        ):
+            raise ValueError(f"StepLR: step_size must be a positive number, got {step_size!r}")
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -331,3 +339,145 @@ class SequentialLR(LRScheduler):
         self.__dict__.update(state)
         for s, sd in zip(self._schedulers, saved):
             s.load_state_dict(sd)
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the rate rises from ``max_lr / div_factor`` to ``max_lr`` over
+    the first ``pct_start`` of ``total_steps``, then falls to ``initial_lr /
+    final_div_factor``; the momentum (SGD's ``momentum``, Adam's ``beta1``) moves the
+    other way, between ``max_momentum`` and ``base_momentum``. Step it once per batch.
+
+    Each phase goes from ``start`` to ``end`` as ``pct`` (the fraction of the phase done)
+    goes from 0 to 1: ``end + (start - end) / 2 * (1 + cos(pi * pct))`` for
+    ``anneal_strategy="cos"``, ``start + (end - start) * pct`` for ``"linear"``. The phases
+    end at steps ``pct_start * total_steps - 1`` and ``total_steps - 1``; with
+    ``three_phase`` the rate first returns to ``initial_lr`` at ``2 * pct_start *
+    total_steps - 2`` and then decays to the minimum.
+
+    Example::
+
+        >>> sched = optim.lr_scheduler.OneCycleLR(opt, max_lr=0.01, total_steps=1000)
+    """
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        max_lr: float | Sequence[float],
+        total_steps: int | None = None,
+        epochs: int | None = None,
+        steps_per_epoch: int | None = None,
+        pct_start: float = 0.3,
+        anneal_strategy: str = "cos",
+        cycle_momentum: bool = True,
+        base_momentum: float | Sequence[float] = 0.85,
+        max_momentum: float | Sequence[float] = 0.95,
+        div_factor: float = 25.0,
+        final_div_factor: float = 1e4,
+        three_phase: bool = False,
+        last_epoch: int = -1,
+    ):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        if total_steps is None:
+            if epochs is None or steps_per_epoch is None:
+                raise ValueError(
+                    "OneCycleLR: you must define either total_steps OR (epochs AND steps_per_epoch)"
+                )
+            for name, v in (("epochs", epochs), ("steps_per_epoch", steps_per_epoch)):
+                if not isinstance(v, int) or v <= 0:
+                    raise ValueError(f"OneCycleLR: expected a positive int {name}, got {v!r}")
+            total_steps = epochs * steps_per_epoch
+        elif not isinstance(total_steps, int) or total_steps <= 0:
+            raise ValueError(
+                f"OneCycleLR: expected a positive int total_steps, got {total_steps!r}"
+            )
+        if not 0 <= pct_start <= 1 or isinstance(pct_start, bool):
+            raise ValueError(f"OneCycleLR: expected pct_start in [0, 1], got {pct_start!r}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(
+                f"OneCycleLR: anneal_strategy must be 'cos' or 'linear', got {anneal_strategy!r}"
+            )
+        self.total_steps = total_steps
+        self.anneal_strategy = anneal_strategy
+        self.cycle_momentum = cycle_momentum
+        if three_phase:
+            ends = [
+                float(pct_start * total_steps) - 1,
+                float(2 * pct_start * total_steps) - 2,
+                total_steps - 1,
+            ]
+            self._phases = [
+                (ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (ends[1], "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                (ends[2], "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
+        else:
+            ends = [float(pct_start * total_steps) - 1, total_steps - 1]
+            self._phases = [
+                (ends[0], "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (ends[1], "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
+        groups = optimizer.param_groups
+        max_lrs = _per_group("max_lr", max_lr, len(groups))
+        if last_epoch == -1:
+            for group, lr in zip(groups, max_lrs):
+                group["initial_lr"] = lr / div_factor
+                group["max_lr"] = lr
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(
+                    "OneCycleLR: optimizer must support momentum or beta1 with "
+                    "`cycle_momentum` option enabled"
+                )
+            self._use_beta1 = "betas" in optimizer.defaults
+            bases = _per_group("base_momentum", base_momentum, len(groups))
+            maxes = _per_group("max_momentum", max_momentum, len(groups))
+            if last_epoch == -1:
+                for group, lo, hi in zip(groups, bases, maxes):
+                    if self._use_beta1:
+                        group["betas"] = (hi, *group["betas"][1:])
+                    else:
+                        group["momentum"] = hi
+                    group["max_momentum"] = hi
+                    group["base_momentum"] = lo
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list[float]:
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(
+                f"Tried to step {step} times. The specified number of total steps is "
+                f"{self.total_steps}"
+            )
+        lrs = []
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, (end_step, lr_from, lr_to, mom_from, mom_to) in enumerate(self._phases):
+                if step <= end_step or i == len(self._phases) - 1:
+                    pct = (step - start_step) / (end_step - start_step)
+                    lr = self._anneal(group[lr_from], group[lr_to], pct)
+                    if self.cycle_momentum:
+                        mom = self._anneal(group[mom_from], group[mom_to], pct)
+                    break
+                start_step = end_step
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self._use_beta1:
+                    group["betas"] = (mom, *group["betas"][1:])
+                else:
+                    group["momentum"] = mom
+        return lrs
+
+
+def _per_group(name: str, value, n: int) -> list:
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"OneCycleLR: expected {n} values for {name}, got {len(value)}")
+        return list(value)
+    return [value] * n

@@ -16,6 +16,7 @@ from minigrad.nn.functional.dropout import dropout
 from minigrad.nn.functional.linear import embedding, linear, one_hot
 from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
 from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
+from minigrad.nn.functional.pad import pad
 
 __all__ = [
     "batch_norm",
@@ -32,6 +33,7 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "one_hot",
+    "pad",
     "relu",
     "rms_norm",
     "scaled_dot_product_attention",

@@ -1,0 +1,150 @@
+"""PyTorch names that have nothing to compute in minigrad, said plainly.
+
+- ``mg.compile(model)`` returns ``model`` unchanged: minigrad has no compiler (its speed
+  comes from NumPy and the fused Numba kernels, always on). As a decorator,
+  ``@mg.compile`` or ``@mg.compile(mode=...)``, it returns the function unchanged.
+- ``mg.set_float32_matmul_precision("high")`` is validated and remembered
+  (``get_float32_matmul_precision``), but float32 matmuls are always computed in full
+  float32 by NumPy's BLAS; there is no TF32 or bf16 path to switch to.
+- ``mg.inference_mode()`` is ``no_grad`` under PyTorch's name (context manager and
+  decorator); ``inference_mode(False)`` leaves recording as it is.
+- The functional forms ``mg.topk``, ``mg.sort``, ``mg.einsum``, ``mg.bmm`` ... of the
+  tensor methods added for PyTorch programs.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from minigrad.autograd.grad_mode import _state
+from minigrad.functions.einsum import Einsum, parse
+from minigrad.tensor import Tensor, as_tensor
+
+_MATMUL_PRECISION = ["highest"]
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
+            options=None, disable=False):  # fmt: skip
+    """``torch.compile``: returns ``model`` (a module or a function) unchanged."""
+    if model is None:
+        return lambda m: m
+    return model
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """Accept ``"highest"``, ``"high"`` or ``"medium"`` (see the module docstring)."""
+    if precision not in ("highest", "high", "medium"):
+        raise ValueError(
+            f"set_float32_matmul_precision: expected 'highest', 'high' or 'medium', got "
+            f"{precision!r}"
+        )
+    _MATMUL_PRECISION[0] = precision
+
+
+def get_float32_matmul_precision() -> str:
+    return _MATMUL_PRECISION[0]
+
+
+class inference_mode:  # noqa: N801  (torch.inference_mode)
+    """Disable graph recording, as ``torch.inference_mode``: ``with mg.inference_mode():``,
+    ``@mg.inference_mode()`` or ``@mg.inference_mode``. ``mode=False`` changes nothing.
+
+    (PyTorch's inference tensors also refuse to enter autograd later; minigrad's
+    results are ordinary tensors that do not require grad, as under ``no_grad``.)
+    """
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode) and not isinstance(mode, bool):  # bare @mg.inference_mode
+            self._mode = True
+            return self(mode)
+        self._mode = bool(mode)
+        return self
+
+    def __enter__(self):
+        self._prev = _state.enabled
+        if self._mode:
+            _state.enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled = self._prev
+        return False
+
+    def __call__(self, func):
+        mode = self._mode
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            prev = _state.enabled
+            if mode:
+                _state.enabled = False
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _state.enabled = prev
+
+        return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    return not _state.enabled
+
+
+# ------------------------------------------------------------------ functional forms
+def einsum(equation: str, *operands) -> Tensor:
+    """``mg.einsum("bij,bjk->bik", a, b)``: sums of products named by subscripts
+    (``...`` and the implicit output included); differentiable in every operand."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    operands = [as_tensor(t) for t in operands]
+    subs, out = parse(equation, [t.ndim for t in operands])
+    sizes: dict = {}
+    for i, (t, sub) in enumerate(zip(operands, subs)):
+        for c, n in zip(sub, t.shape):
+            if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
+                raise ValueError(
+                    f"einsum: subscript {c!r} has size {sizes[c]} in one operand and {n} in "
+                    f"operand {i} ({equation!r})"
+                )
+    dtype = np.result_type(*[t.dtype for t in operands])
+    return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
+
+
+def pow(input, exponent) -> Tensor:  # noqa: A001, A002
+    """``input ** exponent``; either may be a number."""
+    if isinstance(input, Tensor):
+        return input**exponent
+    return as_tensor(exponent).__rpow__(input)
+
+
+def allclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False) -> bool:  # noqa: A002
+    return as_tensor(input).allclose(other, rtol, atol, equal_nan)
+
+
+def _method(name: str):
+    def fn(input, *args, **kwargs):  # noqa: A002
+        return getattr(as_tensor(input), name)(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``mg.{name}(x, ...)`` is ``x.{name}(...)``."
+    return fn
+
+
+topk = _method("topk")
+sort = _method("sort")
+argsort = _method("argsort")
+flip = _method("flip")
+roll = _method("roll")
+cumsum = _method("cumsum")
+unbind = _method("unbind")
+index_select = _method("index_select")
+bmm = _method("bmm")
+outer = _method("outer")
+isnan = _method("isnan")
+isinf = _method("isinf")
+isfinite = _method("isfinite")
+square = _method("square")
+numel = _method("numel")
