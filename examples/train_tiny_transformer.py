@@ -3,7 +3,7 @@
 This is what ``python -m minigrad train`` does, without the command line around it:
 data, model, optimizer, schedule, training loop, evaluation. Read it top to bottom.
 
-    python examples/train_tiny_transformer.py        # about half a minute on 2 cores
+    python examples/train_tiny_transformer.py   # about 45 s of CPU time (2 cores, kernels cached)
 """
 
 import math
@@ -85,11 +85,13 @@ for step in range(1, steps + 1):
     if step % 50 == 0:
         print(f"step {step:4d}  loss {loss.item():.4f}")
 
-# ---- evaluation: exact match on fresh examples ------------------------------------------
+# ---- evaluation: exact match on freshly drawn examples -----------------------------------
+# Drawn at random, like the training batches: of the 10^6 possible sequences training saw
+# 16,000 draws, so about 1.6% of these may repeat one (minigrad train holds its set out).
 model.eval()
 with mg.no_grad():
     inputs, targets = make_batch(1000)
     predicted = model(inputs).argmax(-1).numpy()
     scored = targets.numpy() != -100
     exact = ((predicted == targets.numpy()) | ~scored).all(axis=1).mean()
-print(f"exact-match accuracy on 1000 new examples: {100 * exact:.1f}%")
+print(f"exact-match accuracy on 1000 freshly drawn examples: {100 * exact:.1f}%")
