@@ -88,7 +88,7 @@ def test_tensors_and_other_arguments_are_passed_as_given():
 def test_an_inconclusive_check_warns_but_does_not_fail():
     x = mg.tensor(np.linspace(-1, 1, 6).astype(np.float32), requires_grad=True)
     with pytest.warns(GradcheckWarning, match="float32"):
-        first, _ = assert_gradients(lambda x: x.tanh(), x, second_order=False)
+        first, _ = assert_gradients(lambda x: x.softmax(-1), x, second_order=False)
     assert first.verdict == "inconclusive"
 
 

@@ -131,7 +131,8 @@ def gradgradcheck(
         grad_outputs: one cotangent per floating-point output of ``fn`` (a Tensor or a
             tuple). Default: random and non-uniform (standard normal, seeded by
             ``seed``). A cotangent for which ``J^T v = 0`` (a constant along an axis
-            that ``fn`` normalizes) makes the check blind; that is detected and reported.
+            that ``fn`` normalizes) makes the check blind: that is detected, reported in
+            a note, and the check is made with a random cotangent instead.
 
     Example::
 
@@ -204,7 +205,29 @@ def gradgradcheck(
     if given:
         blind = _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng)
         if blind:
-            notes.append(blind)
+            # Nothing can be learnt at this v; a random one still tests the backward's
+            # own derivative, which is what the caller wants to know.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", GradcheckWarning)
+                result = gradgradcheck(
+                    fn,
+                    inputs,
+                    None,
+                    eps,
+                    atol,
+                    rtol,
+                    nondet_tol=nondet_tol,
+                    fast_mode=fast_mode,
+                    return_result=True,
+                    num_directions=num_directions,
+                    seed=seed,
+                )
+            result.notes.insert(
+                0,
+                f"{blind} The check was therefore made with a random cotangent instead: "
+                f"{result.verdict}.",
+            )
+            return finish(result, raise_exception, return_result, stacklevel=2, pair_warnings=False)
     second = [Target(v, f"grad_outputs[{k}]", len(inputs) + k) for k, v in enumerate(cotangents)]
     output_names = {k: f"grad[{t.name}]" for k, t in enumerate(targets)}
     warn_low_precision(targets, eps, stacklevel=2)
@@ -310,7 +333,7 @@ def _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng) -> str | N
     if reference > 0 and seen <= 1e3 * eps * reference:
         return (
             "the cotangent grad_outputs is blind: J^T v is zero although J is not (for "
-            "example v is constant along an axis that fn normalizes), so the second-order "
-            "check sees only zeros. Use a random, non-uniform grad_outputs (the default)."
+            "example v is constant along an axis that fn normalizes), so a second-order "
+            "check with it sees only zeros."
         )
     return None

@@ -58,6 +58,11 @@ from minigrad.tensor import Tensor
 #: Columns refined at random to measure how the function amplifies rounding.
 CALIBRATION_COLUMNS = 16
 
+#: The rounding error of a central difference is taken as this many (amplified)
+#: rounding units: about five standard deviations of the measured noise, so that
+#: thousands of correct entries stay clear of it.
+NOISE_BOUND = 4.0
+
 
 class Evaluator:
     """Runs the checked function and flattens its floating-point outputs into one vector.
@@ -139,7 +144,10 @@ class Differences:
     directional derivatives projected on a cotangent. ``error`` estimates the error of
     ``central``; ``kink_residual`` is |jump(2h) - 2 jump(h)|, zero for a smooth function
     and |jump| at a kink (zero where the 2h step was not taken); ``coupled`` marks
-    entries whose output moved at all when the input did.
+    entries whose output moved at all when the input did; ``kappa`` is the measured
+    amplification of rounding; ``row_scale`` the largest |central| of each output row;
+    ``converging`` is False where central(h), central(2h), central(4h) do not converge;
+    ``smooth`` is False where the slope changes by more than itself within one step.
     """
 
     central: np.ndarray
@@ -150,6 +158,10 @@ class Differences:
     finite: np.ndarray
     step: float
     coupled: np.ndarray | bool = True
+    kappa: float = 1.0
+    row_scale: np.ndarray | float = 0.0
+    converging: np.ndarray | bool = True
+    smooth: np.ndarray | bool = True
 
 
 class Stencil:
@@ -170,6 +182,7 @@ class Stencil:
         self.h = a1[:, 0]
         self.gap = np.full(self.central.shape, np.nan)
         self.central2 = np.full(self.central.shape, np.nan)
+        self.gap_wide = np.full(self.central.shape, np.nan)
         self.kink_residual = np.zeros(self.central.shape)
         self.refined = np.zeros(n_in, dtype=bool)
         self.calibration = np.zeros(0, dtype=int)
@@ -180,19 +193,25 @@ class Stencil:
         return self.coupled
 
     def refine(self, columns) -> None:
-        """Take the +-2h steps for these columns: gap and kink shape become known."""
+        """Take the +-2h and +-4h steps for these columns: the gap, the kink shape and
+        whether the differences converge become known."""
         columns = np.array([k for k in columns if not self.refined[k]], dtype=int)
         if columns.size == 0:
             return
-        (g2, gm2), (a2, b2) = stencil(self.evaluator, self.work, self.step, columns, (2.0, -2.0))
-        a2, b2 = a2[:, None], b2[:, None]
+        multiples = (2.0, -2.0, 4.0, -4.0)
+        (g2, gm2, g4, gm4), (a2, b2, a4, b4) = stencil(
+            self.evaluator, self.work, self.step, columns, multiples
+        )
+        a2, b2, a4, b4 = a2[:, None], b2[:, None], a4[:, None], b4[:, None]
         base = self.base
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             central2 = ((g2 - gm2) / (a2 - b2)).T
+            central4 = ((g4 - gm4) / (a4 - b4)).T
             jump2 = ((g2 - base) / a2 - (base - gm2) / -b2).T
             jump = self.right[:, columns] - self.left[:, columns]
             self.central2[:, columns] = central2
             self.gap[:, columns] = np.abs(self.central[:, columns] - central2)
+            self.gap_wide[:, columns] = np.abs(central2 - central4)
             self.kink_residual[:, columns] = np.abs(jump2 - 2.0 * jump)
         moved = ((g2 != base) | (gm2 != base)).T
         self.coupled[:, columns] |= moved
@@ -202,39 +221,58 @@ class Stencil:
         """Measure the rounding noise on a random sample of columns.
 
         Their gaps mix truncation (which grows as h^2) with noise (which shrinks as
-        1/h). One more step, 4h, tells them apart: where the gap between 2h and 4h is
-        less than twice the gap between h and 2h, noise dominates (truncation alone
-        would make it four times larger), and the gap measures the noise.
+        1/h). The step 4h tells them apart: where the gap between 2h and 4h is less
+        than twice the gap between h and 2h, noise dominates (truncation alone would
+        make it four times larger), and the gap measures the noise.
         """
         n_in = self.work.size
         count = min(n_in, CALIBRATION_COLUMNS)
         cal = np.sort(rng.choice(n_in, size=count, replace=False))
         self.calibration = cal
         self.refine(cal)
-        (g4, gm4), (a4, b4) = stencil(self.evaluator, self.work, self.step, cal, (4.0, -4.0))
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            central4 = ((g4 - gm4) / (a4 - b4)[:, None]).T
-            gap_wide = np.abs(self.central2[:, cal] - central4)
-            self.noise_like = gap_wide < 2.0 * self.gap[:, cal]
+        with np.errstate(invalid="ignore"):
+            self.noise_like = self.gap_wide[:, cal] < 2.0 * self.gap[:, cal]
 
-    def differences(self, rows: slice, noise_eps: float, out_scale: np.ndarray) -> Differences:
+    def differences(self, rows: slice, noise_eps: float) -> Differences:
         """The ``Differences`` of one output block (rows), with its error estimate."""
         central = self.central[rows]
         coupled = self.coupled[rows]
-        resolution = (noise_eps * out_scale)[:, None] / self.h[None, :]
+        resolution = self.resolution(rows, noise_eps)
+        # Where the slope changes by more than itself within one step (a pole, or a
+        # step wider than the function's own scale), the stencil is not in the regime
+        # where differences are derivative plus truncation plus noise.
+        with np.errstate(invalid="ignore"):
+            smooth = np.abs(self.right[rows] - self.left[rows]) <= np.abs(central)
         cal = self.calibration
         kappa = _amplification(
-            self.gap[rows][:, cal], resolution[:, cal], coupled[:, cal] & self.noise_like[rows]
+            self.gap[rows][:, cal],
+            resolution[:, cal],
+            coupled[:, cal] & self.noise_like[rows] & smooth[:, cal],
         )
-        error = resolution * np.where(coupled, 4.0 * kappa, kappa)
+        # Coupled entries: NOISE_BOUND amplified rounding units. An output that did not
+        # move at all hides any slope below two rounding units over the step.
+        error = resolution * np.where(coupled, NOISE_BOUND * kappa, 2.0)
         finite = np.isfinite(central)
+        converging = np.ones(central.shape, dtype=bool)
         refined = np.flatnonzero(self.refined)
         if refined.size:
             gap = self.gap[rows][:, refined]
-            error[:, refined] += 2.0 * gap
-            # Not finite at x +- 2h: nothing can be decided there either.
-            finite[:, refined] &= np.isfinite(gap)
+            # Truncation of central(h) is gap / 3 where the gap is truncation; the gap
+            # itself, three times that, allows for higher orders.
+            error[:, refined] += gap
+            # Not finite at x +- 2h or 4h: nothing can be decided there either.
+            wide = self.gap_wide[rows][:, refined]
+            finite[:, refined] &= np.isfinite(gap) & np.isfinite(wide)
+            # Differences that converge change less from h to 2h than from 2h to 4h
+            # (by 4x for truncation; for noise, by what noise explains). Where they do
+            # not, the step is not small against the scale on which the function
+            # changes (a pole or a steep change within 4h): central(h) is no evidence.
+            noise = error[:, refined] - gap
+            with np.errstate(invalid="ignore"):
+                converging[:, refined] = ~(gap > wide + noise)
         error[~finite] = np.inf
+        with np.errstate(invalid="ignore"):
+            row_scale = np.max(np.abs(np.where(finite, central, 0.0)), axis=1, initial=0.0)
         return Differences(
             central=central,
             error=error,
@@ -244,7 +282,27 @@ class Stencil:
             finite=finite,
             step=self.step,
             coupled=coupled,
+            kappa=kappa,
+            row_scale=row_scale[:, None],
+            converging=converging,
+            smooth=smooth | ~coupled,
         )
+
+    def resolution(self, rows: slice, noise_eps: float) -> np.ndarray:
+        """One rounding unit of each output, divided by the step: the rounding error of a
+        central difference whose two evaluations are each rounded once, correctly.
+
+        The unit is half the spacing at ``|f_i| + sum_k |d f_i / d x_k| |x_k|``: the
+        output's own size, and how far the rounding of the inputs carries into it (an
+        output near zero computed from inputs of size 1, as in ``x - mean(x)``, rounds
+        like a number of size 1)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            slopes = np.nan_to_num(np.abs(self.central[rows]), nan=0.0, posinf=0.0)
+            carried = slopes @ np.abs(self.work.reshape(-1).astype(np.float64))
+            values = np.nan_to_num(np.abs(self.base[rows]), nan=0.0, posinf=0.0)
+            scale = values + np.nan_to_num(carried, posinf=np.finfo(float).max)
+        unit = 0.5 * noise_eps * scale
+        return unit[:, None] / self.h[None, :]
 
 
 def needs_refinement(diffs: Differences, analytical, atol: float, rtol: float) -> np.ndarray:
@@ -262,12 +320,13 @@ def needs_refinement(diffs: Differences, analytical, atol: float, rtol: float) -
 
 def _amplification(gap: np.ndarray, resolution: np.ndarray, mask: np.ndarray) -> float:
     """How much the function amplifies rounding, measured: the 90th percentile of the
-    gaps in units of the one-ulp resolution, at least 1."""
+    noise gaps in rounding units, at least 1. A gap holds the rounding of central(h) and
+    of central(2h) (half as large): 1.5 units when each evaluation is rounded once."""
     mask = mask & np.isfinite(gap)
     if not mask.any():
         return 1.0
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = gap[mask] / resolution[mask]
+        ratio = gap[mask] / (1.5 * resolution[mask])
     ratio = ratio[np.isfinite(ratio)]
     if ratio.size == 0:
         return 1.0

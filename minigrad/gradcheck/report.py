@@ -74,6 +74,8 @@ class PairResult:
         fd_error: the largest estimated error of the finite differences.
         counts: how many entries got each status.
         worst: the worst few entries (see ``Entry``).
+        precision_loss: how many times noisier the forward's outputs are than rounding
+            at the input's dtype explains (1 for a forward that rounds as expected).
     """
 
     output: int
@@ -91,6 +93,7 @@ class PairResult:
     counts: dict
     worst: list = field(default_factory=list)
     fast_mode: bool = False
+    precision_loss: float = 1.0
 
     @property
     def label(self) -> str:

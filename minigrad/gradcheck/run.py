@@ -34,7 +34,7 @@ from minigrad.gradcheck.analytic import (
     max_difference,
 )
 from minigrad.gradcheck.fast import fast_check
-from minigrad.gradcheck.numeric import Evaluator, Stencil, needs_refinement, output_scale
+from minigrad.gradcheck.numeric import Evaluator, Stencil, needs_refinement
 from minigrad.gradcheck.options import Options, as_tuple, machine_eps, step_for
 from minigrad.gradcheck.report import GradcheckResult
 from minigrad.gradcheck.verdict import overall_verdict, pair_result
@@ -168,15 +168,14 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
             # Rounding happens in the computation, at the output's precision (the input's
             # step is realized exactly); lower precision inside is measured by kappa.
             noise_eps = machine_eps(out.dtype)
-            scale = output_scale(base[rows])
             analytical = jacobian.jac[i][rows]
-            blocks.append((rows, noise_eps, scale, analytical))
+            blocks.append((rows, noise_eps, analytical))
         # Refine (steps +-2h) every column with a suspicious entry, then decide.
-        for rows, noise_eps, scale, analytical in blocks:
-            diffs = stencil.differences(rows, noise_eps, scale)
+        for rows, noise_eps, analytical in blocks:
+            diffs = stencil.differences(rows, noise_eps)
             stencil.refine(needs_refinement(diffs, analytical, options.atol, options.rtol))
-        for n, (rows, noise_eps, scale, analytical) in enumerate(blocks):
-            diffs = stencil.differences(rows, noise_eps, scale)
+        for n, (rows, noise_eps, analytical) in enumerate(blocks):
+            diffs = stencil.differences(rows, noise_eps)
             # The analytical side rounds too (a float32 backward): a few ulps of the row.
             row_max = np.max(np.abs(np.nan_to_num(analytical)), axis=1, keepdims=True, initial=0.0)
             error = diffs.error + 16.0 * machine_eps(t.tensor.dtype) * row_max
@@ -193,6 +192,7 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
                     options,
                     extra.get((n, i)),
                     scale=0.0,
+                    precision_loss=diffs.kappa * noise_eps / machine_eps(t.tensor.dtype),
                 )
             )
     return pairs

@@ -186,11 +186,19 @@ def test_the_step_follows_the_dtype_unless_eps_is_given():
 
 
 def test_large_outputs_limit_resolution_and_a_larger_eps_fixes_it():
-    x = mg.tensor(np.array([14.0, 15.0, -1.0]), requires_grad=True)
-    result = gradcheck(lambda x: x.exp(), (x,), return_result=True)
+    # One rounding unit of 1e9 over the step 1e-6 is 0.06: more than rtol allows.
+    x = mg.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+    result = gradcheck(lambda x: x + 1e9, (x,), return_result=True)
     assert result.verdict == "inconclusive"
     assert "pass a larger eps" in result.pairs[0].reason
-    assert gradcheck(lambda x: x.exp(), (x,), eps=1e-3, return_result=True).verdict == "passed"
+    assert gradcheck(lambda x: x + 1e9, (x,), eps=1e-3, return_result=True).verdict == "passed"
+
+
+def test_large_outputs_whose_derivatives_are_as_large_are_decided():
+    # exp at 14-15: outputs of 1e6, derivatives of the same size; the zeros off the
+    # diagonal hide no slope that matters against them.
+    x = mg.tensor(np.array([14.0, 15.0, -1.0]), requires_grad=True)
+    assert gradcheck(lambda x: x.exp(), (x,), return_result=True).verdict == "passed"
 
 
 # ---------------------------------------------------------------------------- vacuous
@@ -231,8 +239,9 @@ def test_blind_cotangent_in_gradgradcheck_is_detected():
         result = gradgradcheck(
             lambda x: x.softmax(-1), (x,), grad_outputs=(ones,), return_result=True
         )
-    assert result.verdict == "vacuous"
-    assert any("blind" in n for n in result.notes)
+    # Nothing can be learnt at that v, so the check is made with a random one instead.
+    assert result.verdict == "passed"
+    assert "blind" in result.notes[0] and "random cotangent instead: passed" in result.notes[0]
     # the default cotangent is random and non-uniform: a real second-order check
     assert gradgradcheck(lambda x: x.softmax(-1), (x,), return_result=True).verdict == "passed"
 
