@@ -89,11 +89,11 @@ used: ``nnan`` / ``ninf`` (NaN in must give NaN out), ``reassoc`` (it may reorde
 products with 2^k that keep subnormal results right; with ``nsz`` it measured 7% faster
 for GELU, 17% for SiLU), ``arcp`` / ``afn`` (no effect).
 
-The kernels are serial and release the GIL; the wrapper cuts a large array into one
-chunk per thread (``mg.set_num_threads``) and shares them through ``threads.share``. (``parallel=True`` would do the same but triples the compile time, which
-every fresh checkout pays.) Compile time, first use on a fresh checkout: gelu32 1.2 s,
-silu32 0.6 s, gelu_tanh32 1.1 s, mul 0.2 s per dtype (1.9, 1.6, 1.8 s before); from the
-on-disk cache 0.01 s each (after numba's one-off 0.35 s start-up on the first call).
+Each kernel's loop is a ``prange`` (``parallel=True``); its wrapper sets the thread count
+first (``minigrad.kernels.runtime.threads_for``), so arrays below the runtime's size
+threshold run on the calling thread. The signatures are explicit (float32 kernels for
+float32, libm ones for float64), so importing this module compiles every kernel, or
+loads it from Numba's on-disk cache (about 0.01 s each, after numba's own start-up).
 """
 
 from __future__ import annotations
@@ -107,14 +107,18 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from minigrad.kernels.runtime import threads_for
+
 # Every kernel: (x, out, dydx) flat C-contiguous arrays of one dtype; an empty ``dydx``
-# means "output only". Kernels release the GIL (the wrapper may run chunks of an array
-# on several threads) and compile on first use for the dtype they meet (cached on disk).
+# means "output only".
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _INLINE = dict(inline="always", error_model="numpy")
 _FAST = {"contract"}  # a * b + c may become one FMA; nothing else (see the docstring)
 _JIT32 = dict(_JIT, fastmath=_FAST)
 _INLINE32 = dict(_INLINE, fastmath=_FAST)
+_PAR, _PAR32 = dict(_JIT, parallel=True), dict(_JIT32, parallel=True)  # prange loops
+_SIG64 = ["void(float64[::1], float64[::1], float64[::1])"]  # (x, out, dydx)
+_SIG32 = ["void(float32[::1], float32[::1], float32[::1])"]
 
 _INV_SQRT2 = 0.7071067811865476  # 1 / sqrt(2)
 _INV_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 pi)
@@ -123,19 +127,19 @@ _GELU_C = 0.044715
 
 
 # ---------------------------------------------------------------------- float64: libm
-@nb.njit(**_JIT)
+@nb.njit(["void(float64[::1], float64[::1])"], **_PAR)
 def erf(x, out):
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         out[i] = math.erf(np.float64(x[i]))
 
 
-@nb.njit(**_JIT)
+@nb.njit(_SIG64, **_PAR)
 def gelu64(x, out, dydx):
     if dydx.size == 0:
-        for i in range(x.size):
+        for i in nb.prange(x.size):
             out[i] = x[i] * 0.5 * math.erfc(-x[i] * _INV_SQRT2)  # erfc: exact tails
         return
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         v = x[i]
         cdf = 0.5 * math.erfc(-v * _INV_SQRT2)
         out[i] = v * cdf
@@ -150,9 +154,9 @@ def _sigmoid_pair_libm(z):
     return (inv, e * inv) if z >= 0.0 else (e * inv, inv)
 
 
-@nb.njit(**_JIT)
+@nb.njit(_SIG64, **_PAR)
 def gelu_tanh64(x, out, dydx):
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         v = x[i]
         s, s_c = _sigmoid_pair_libm(2.0 * _SQRT_2_OVER_PI * (v + _GELU_C * v * v * v))
         out[i] = v * s  # (1 + tanh u) / 2 = sigmoid(2u)
@@ -161,9 +165,9 @@ def gelu_tanh64(x, out, dydx):
             dydx[i] = s + v * 2.0 * s * s_c * du  # (1 - tanh^2 u) / 2 = 2 s (1 - s)
 
 
-@nb.njit(**_JIT)
+@nb.njit(_SIG64, **_PAR)
 def silu64(x, out, dydx):
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         v = x[i]
         s, s_c = _sigmoid_pair_libm(v)
         out[i] = v * s
@@ -320,24 +324,24 @@ def _gelu_and_derivative(v):
     return y, dydx
 
 
-@nb.njit(**_JIT32)
+@nb.njit(_SIG32, **_PAR32)
 def gelu32(x, out, dydx):
     if dydx.size == 0:
-        for i in range(x.size):
+        for i in nb.prange(x.size):
             out[i], _ = _gelu_and_derivative(x[i])  # LLVM drops the unused derivative
         return
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         out[i], dydx[i] = _gelu_and_derivative(x[i])
 
 
-@nb.njit(**_JIT32)
+@nb.njit(["void(float32[::1], float32[::1])"], **_JIT32)
 def mills32(a, out):
     """``_mills`` over an array (for tests of its accuracy)."""
     for i in range(a.size):
         out[i] = _mills(a[i])
 
 
-@nb.njit(**_JIT32)
+@nb.njit(["void(float32[::1], float32[::1])"], **_JIT32)
 def exp32(t, out):
     """``_exp_parts`` over an array of t <= 0 (for tests of its accuracy)."""
     for i in range(t.size):
@@ -374,13 +378,13 @@ def _silu_and_derivative(v):
     return y, dydx
 
 
-@nb.njit(**_JIT32)
+@nb.njit(_SIG32, **_PAR32)
 def silu32(x, out, dydx):
     if dydx.size == 0:
-        for i in range(x.size):
+        for i in nb.prange(x.size):
             out[i], _ = _silu_and_derivative(x[i])
         return
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         out[i], dydx[i] = _silu_and_derivative(x[i])
 
 
@@ -403,19 +407,27 @@ def _gelu_tanh_and_derivative(v):
     return y, dydx
 
 
-@nb.njit(**_JIT32)
+@nb.njit(_SIG32, **_PAR32)
 def gelu_tanh32(x, out, dydx):
     if dydx.size == 0:
-        for i in range(x.size):
+        for i in nb.prange(x.size):
             out[i], _ = _gelu_tanh_and_derivative(x[i])
         return
-    for i in range(x.size):
+    for i in nb.prange(x.size):
         out[i], dydx[i] = _gelu_tanh_and_derivative(x[i])
 
 
 # ---------------------------------------------------------------------- backward
-@nb.njit(**_JIT)
+@nb.njit(_SIG32 + _SIG64, **_PAR)
 def mul(a, b, out):
-    """out = a * b: the backward pass dx = dy * dy/dx, on the kernels' threads."""
-    for i in range(a.size):
+    """out = a * b: the backward pass dx = dy * dy/dx, on the kernels' threads (NumPy's
+    product runs on one)."""
+    for i in nb.prange(a.size):
         out[i] = a[i] * b[i]
+
+
+def run(kernel, *arrays) -> None:
+    """``kernel(*arrays)`` over flat arrays, on as many threads as their size is worth
+    (``runtime.threads_for``)."""
+    threads_for(arrays[0].size)
+    kernel(*arrays)

@@ -10,9 +10,8 @@ uses:
   positions of one (example, channel) pair.
 
 Every output depends on sums over the whole batch, so a forward and a backward are
-each two parallel kernels with one-thread work between them (the wrapper in
-``nn/norms/fused.py`` calls the steps; a parallel step can also run as work items of
-rows on Python threads, see ``minigrad.threads.share``):
+each two parallel kernels with one-thread work between them (the wrappers at the end
+call the steps):
 
 forward
     1. (training) per chunk of examples and channel: the chunk's mean and sum of
@@ -33,17 +32,31 @@ backward
 Chunks are ``rows_per_chunk`` examples, a partition chosen from the shape only (never
 from the thread count). In the row layout the sums take four rows per update of the
 float64 accumulators (a third less time than one row at a time: fewer loads and stores
-of the sums). The fastmath choice is that of ``layer_norm.py`` (see its notes).
+of the sums). The fastmath and error-model choices are those of ``layer_norm.py``
+(see its notes); a variance that overflows gives NaN, as there.
 """
 
 import numba
 import numpy as np
 
+from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+
 FASTMATH = {"reassoc", "contract"}
+_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_SERIAL = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_BIG = np.finfo(np.float64).max
+
+
+def _sigs(template: str) -> list:
+    """The signatures of ``template`` with ``T`` as float32, then float64."""
+    return [template.replace("T", t) for t in ("float32", "float64")]
+
+
+_P = "float64[:, :, ::1]"  # the chunk sums
 
 
 # ----------------------------------------------------------------------- [N, C] layout
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs(f"void(T[:, ::1], int64, {_P})"), **_JIT)
 def stats_rows(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C]: chunk k's mean and M2 (sum of squared deviations
     from that mean) per channel into ``partial[k, 0]`` and ``partial[k, 1]``
@@ -82,7 +95,7 @@ def stats_rows(x, rows_per_chunk, partial):
                 m2[c] += d * d
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
 def output_rows(x, mean_x, scale, shift, y):
     """Forward step 3: ``y = (x - mean_c) scale_c + shift_c`` for ``x`` [N, C]."""
     n, channels = x.shape
@@ -91,7 +104,7 @@ def output_rows(x, mean_x, scale, shift, y):
             y[i, c] = (x[i, c] - mean_x[c]) * scale[c] + shift[c]
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_rows(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C]: chunk k's ``sum dy`` and ``sum dy (x - mean_c)`` per
     channel into ``partial[k, 0]`` and ``partial[k, 1]`` (float64 terms)."""
@@ -123,7 +136,7 @@ def sums_rows(dy, x, mean, rows_per_chunk, partial):
                 s_dy_xmu[c] += dy[i, c] * (x[i, c] - np.float64(mean[c]))
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
 def input_grad_rows(dy, x, mean, a, b, d, dx):
     """Backward step 3: ``dx = a_c dy + b_c (x - mean_c) + d_c`` for [N, C]."""
     n, channels = x.shape
@@ -133,7 +146,7 @@ def input_grad_rows(dy, x, mean, a, b, d, dx):
 
 
 # -------------------------------------------------------------------- [N, C, L] layout
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
 def stats_positions(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows``."""
     n, channels, length = x.shape
@@ -157,7 +170,7 @@ def stats_positions(x, rows_per_chunk, partial):
         partial[k, 1, c] = sq
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
 def output_positions(x, mean_x, scale, shift, y):
     """Forward step 3 for [N, C, L]; as ``output_rows``."""
     n, channels, length = x.shape
@@ -171,7 +184,7 @@ def output_positions(x, mean_x, scale, shift, y):
             y[i, c, p] = (x[i, c, p] - m) * a + b
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_sigs(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_positions(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C, L]; as ``sums_rows``."""
     n, channels, length = x.shape
@@ -190,7 +203,9 @@ def sums_positions(dy, x, mean, rows_per_chunk, partial):
         partial[k, 1, c] = s_dy_xmu
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(
+    _sigs("void(T[:, :, ::1], T[:, :, ::1], T[::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT
+)
 def input_grad_positions(dy, x, mean, a, b, d, dx):
     """Backward step 3 for [N, C, L]; as ``input_grad_rows``."""
     n, channels, length = x.shape
@@ -206,7 +221,7 @@ def input_grad_positions(dy, x, mean, a, b, d, dx):
 
 
 # ----------------------------------------------------------- one-thread steps, shared
-@numba.njit(fastmath=FASTMATH, cache=True)
+@numba.njit([f"void({_P}, int64, int64, int64, float64[::1], float64[::1])"], **_SERIAL)
 def merge_stats(partial, rows_per_chunk, n, length, mean, var):
     """Forward step 2: chunk means and M2s (``partial[:, 0]``, ``partial[:, 1]``) -> the
     batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.)."""
@@ -227,20 +242,30 @@ def merge_stats(partial, rows_per_chunk, n, length, mean, var):
         var[c] = m2 / total
 
 
-@numba.njit(fastmath=FASTMATH, cache=True)
+@numba.njit(
+    _sigs(
+        "void(float64[::1], float64[::1], T[::1], T[::1], float64, float64[::1], T[::1], T[::1], T[::1])"
+    ),
+    **_SERIAL,
+)
 def affine(mean, var, weight, bias, eps, rstd, mean_x, scale, shift):
     """Forward step 2, continued: ``rstd = 1 / sqrt(var + eps)`` (float64), and the
     output's per-channel ``mean_x``, ``scale = w rstd`` and ``shift = b`` in the input's
     dtype."""
     for c in range(mean.shape[0]):
-        r = 1.0 / np.sqrt(var[c] + eps)
+        r = 1.0 / np.sqrt(var[c] + eps) if var[c] <= _BIG else np.nan
         rstd[c] = r
         mean_x[c] = mean[c]
         scale[c] = r * weight[c]
         shift[c] = bias[c]
 
 
-@numba.njit(fastmath=FASTMATH, cache=True)
+@numba.njit(
+    _sigs(
+        f"void({_P}, T[::1], T[::1], int64, boolean, float64[::1], float64[::1], T[::1], T[::1], T[::1])"
+    ),
+    **_SERIAL,
+)
 def input_coefficients(partial, weight, rstd, count, training, dweight, dbias, a, b, d):
     """Backward step 2: add the chunks' ``sum dy`` and ``sum dy (x - mean)`` in order;
     write dweight and dbias, and a, b, d of ``dx = a dy + b (x - mean) + d`` (``count``
@@ -264,3 +289,76 @@ def input_coefficients(partial, weight, rstd, count, training, dweight, dbias, a
         else:
             b[c] = 0.0
             d[c] = 0.0
+
+
+# ------------------------------------------------------------------- the Python wrappers
+#: (statistics, output, sums, input gradient) kernels of each layout.
+_STEPS = {
+    "rows": (stats_rows, output_rows, sums_rows, input_grad_rows),
+    "positions": (stats_positions, output_positions, sums_positions, input_grad_positions),
+}
+
+
+def _channel_layout(a, dtype):
+    """``a`` [N, C, *] as the C-contiguous view its kernels loop over, and their suffix:
+    [N, C] for ``*_rows`` when there are no positions, else [N, C, L] for ``*_positions``."""
+    a = contiguous(a, dtype)
+    n, c = a.shape[0], a.shape[1]
+    length = a.size // (n * c)
+    if length == 1:
+        return a.reshape(n, c), "rows"
+    return a.reshape(n, c, length), "positions"
+
+
+def forward(x, weight, bias, running_mean, running_var, training: bool, eps: float):
+    """``(y, mean, rstd, var)`` of BatchNorm of ``x`` [N, C, *] (as
+    ``nn/norms/batch_norm.batch_norm_forward``): batch statistics in training, else the
+    running ones."""
+    dt = x.dtype
+    xv, layout = _channel_layout(x, dt)
+    stats, output, _, _ = _STEPS[layout]
+    n, c = x.shape[0], x.shape[1]
+    threads_for(x.size)
+    if training:  # step 1: chunk statistics; step 2: merged in order
+        per, chunks = row_chunks(n)
+        partial = np.empty((chunks, 2, c))
+        stats(xv, per, partial)
+        mean, var = np.empty(c), np.empty(c)
+        merge_stats(partial, per, n, xv.size // (n * c), mean, var)
+    else:
+        mean = np.array(running_mean, dtype=np.float64).reshape(c)
+        var = np.array(running_var, dtype=np.float64).reshape(c)
+    rstd = np.empty(c)
+    mean_x, scale, shift = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)
+    affine(mean, var, vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0), eps, rstd, mean_x,
+           scale, shift)  # fmt: skip
+    y = np.empty(xv.shape, dt)
+    output(xv, mean_x, scale, shift, y)  # step 3: the output
+    keep = (1, c) + (1,) * (x.ndim - 2)
+    return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
+
+
+def backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
+    """``(dx, dweight, dbias)`` for ``forward``."""
+    dt = x.dtype
+    xv, layout = _channel_layout(x, dt)
+    dyv, _ = _channel_layout(dy, dt)
+    _, _, sums, input_grad = _STEPS[layout]
+    n, c = x.shape[0], x.shape[1]
+    per, chunks = row_chunks(n)
+    mean_c = contiguous(mean, dt).reshape(c)
+    partial = np.empty((chunks, 2, c))
+    threads_for(x.size)
+    sums(dyv, xv, mean_c, per, partial)  # step 1: chunk sums
+    dweight, dbias = np.empty(c), np.empty(c)
+    a, b, d = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)
+    input_coefficients(  # step 2: the sums added in order
+        partial, vector(weight, c, dt, 1.0), contiguous(rstd, dt).reshape(c), xv.size // c,
+        training, dweight, dbias, a, b, d,
+    )  # fmt: skip
+    dx = None
+    if need_dx:  # step 3: dx
+        dx = np.empty(xv.shape, dt)
+        input_grad(dyv, xv, mean_c, a, b, d, dx)
+        dx = dx.reshape(x.shape)
+    return dx, None if weight is None else dweight.astype(dt), dbias.astype(dt)

@@ -11,8 +11,9 @@ Backward, with xhat = (x - mean_i) rstd_i, g = dy w_ch and K = cg * s:
     dx = rstd_i (g - (1/K) sum_row g - xhat (1/K) sum_row g xhat)
     dw_ch = sum over examples and positions of dy xhat        db_ch = sum of dy
 
-The statistics, the chunked float64 sums and the fastmath choice are those of
-``layer_norm.py`` (see its notes). The backward first sums dy and dy * xhat per channel
+The statistics (NaN when the variance overflows, or on a constant row with eps=0), the
+chunked float64 sums and the fastmath choice are those of ``layer_norm.py`` (see its
+notes). The backward first sums dy and dy * xhat per channel
 of the row (two running sums over its ``s`` positions), which gives both the row's
 sums (weighted by w_ch) and that chunk's share of dweight and dbias.
 """
@@ -20,15 +21,25 @@ sums (weighted by w_ch) and that chunk's share of dweight and dbias.
 import numba
 import numpy as np
 
+from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+
 FASTMATH = {"reassoc", "contract"}
+_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_FORWARD = [
+    f"void({t}[:, :, ::1], {t}[::1], {t}[::1], int64, float64, {t}[:, :, ::1], {t}[::1], {t}[::1])"
+    for t in ("float32", "float64")
+]
+_BACKWARD = [
+    f"void({t}[:, :, ::1], {t}[:, :, ::1], {t}[::1], int64, {t}[::1], {t}[::1], int64, "
+    f"boolean, {t}[:, :, ::1], float64[:, :, ::1])"
+    for t in ("float32", "float64")
+]
+_BIG = np.finfo(np.float64).max
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def group_norm_forward(x, weight, bias, groups, first_row, eps, y, mean, rstd):
-    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows]).
-
-    ``x`` may be a slice of the rows that starts at row ``first_row`` of the whole
-    input (the row's group, and so its channels, follow from the whole input's index)."""
+@numba.njit(_FORWARD, **_JIT)
+def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
+    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
     rows, cg, s = x.shape
     n = cg * s
     for i in numba.prange(rows):
@@ -46,10 +57,10 @@ def group_norm_forward(x, weight, bias, groups, first_row, eps, y, mean, rstd):
         mean_d = sum_d / n
         var = max(sum_d2 / n - mean_d * mean_d, 0.0)
         mean[i] = m0 + mean_d
-        rstd[i] = 1.0 / np.sqrt(var + eps)
+        rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
         m = mean[i]  # read back in x's dtype
         r = rstd[i]
-        first = ((first_row + i) % groups) * cg
+        first = (i % groups) * cg
         for c in range(cg):
             scale = r * weight[first + c]
             shift = bias[first + c]
@@ -57,14 +68,11 @@ def group_norm_forward(x, weight, bias, groups, first_row, eps, y, mean, rstd):
                 y[i, c, p] = (x[i, c, p] - m) * scale + shift
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
-def group_norm_backward(
-    dy, x, weight, groups, first_row, mean, rstd, rows_per_chunk, need_dx, dx, partial
-):
+@numba.njit(_BACKWARD, **_JIT)
+def group_norm_backward(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
     dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...)); the caller adds the chunks. ``first_row`` is as in the
-    forward."""
+    [k * rows_per_chunk, ...)); the wrapper adds the chunks."""
     rows, cg, s = x.shape
     n = cg * s
     chunks, channels = partial.shape[0], partial.shape[2]
@@ -77,7 +85,7 @@ def group_norm_backward(
         for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
             m = mean[i]
             r = rstd[i]
-            first = ((first_row + i) % groups) * cg
+            first = (i % groups) * cg
             sum_g = 0.0
             sum_g_xhat = 0.0
             for c in range(cg):
@@ -99,3 +107,37 @@ def group_norm_backward(
                     for p in range(s):
                         xhat = (x[i, c, p] - m) * r
                         dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
+
+
+# ------------------------------------------------------------------- the Python wrappers
+def forward(x, weight, bias, num_groups: int, eps: float):
+    """``(y, mean, rstd)`` of GroupNorm of ``x`` [N, C, *], ``mean`` / ``rstd`` [N, G, 1]."""
+    n, c = x.shape[0], x.shape[1]
+    rows, dt = n * num_groups, x.dtype
+    x3 = contiguous(x, dt).reshape(rows, c // num_groups, -1)
+    y = np.empty(x3.shape, dt)
+    mean, rstd = np.empty(rows, dt), np.empty(rows, dt)
+    threads_for(x.size)
+    group_norm_forward(
+        x3, vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0), num_groups, eps, y, mean, rstd
+    )
+    keep = (n, num_groups, 1)
+    return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
+
+
+def backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
+    """``(dx, dweight, dbias)`` for ``forward`` (dweight is None without a weight)."""
+    n, c = x.shape[0], x.shape[1]
+    rows, dt = n * num_groups, x.dtype
+    x3 = contiguous(x, dt).reshape(rows, c // num_groups, -1)
+    per, chunks = row_chunks(rows)
+    dx = np.empty(x3.shape if need_dx else (0, 0, 0), dt)
+    partial = np.empty((chunks, 2, c))
+    threads_for(x.size)
+    group_norm_backward(
+        contiguous(dy, dt).reshape(x3.shape), x3, vector(weight, c, dt, 1.0), num_groups,
+        contiguous(mean, dt).reshape(rows), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
+        partial,
+    )  # fmt: skip
+    dweight, dbias = partial.sum(axis=0).astype(dt, copy=False)
+    return dx.reshape(x.shape) if need_dx else None, None if weight is None else dweight, dbias

@@ -8,34 +8,46 @@ Backward, with xhat_ij = (x_ij - mean_i) rstd_i and g_ij = dy_ij w_j:
     dx_ij = rstd_i (g_ij - (1/n) sum_k g_ik - xhat_ij (1/n) sum_k g_ik xhat_ik)
     dw_j  = sum_i dy_ij xhat_ij        db_j = sum_i dy_ij
 
-Design notes (measured on a 2-core AMD EPYC, float32, against PyTorch's CPU kernels):
-- Rows are independent, so the forward runs ``prange`` over rows. A row (up to a few
-  thousand numbers) stays in L1/L2 between its passes, so the extra passes of the
-  two-pass statistics cost almost nothing next to reading the row from memory.
-- Statistics: a first pass gives ``m0``; a second pass sums ``d = x - m0`` and ``d*d``
-  and corrects the mean by ``mean(d)`` and the variance by ``- mean(d)^2`` (the
-  corrected two-pass algorithm). The sums accumulate in float64 even for float32
-  inputs, so inputs on a large offset (1e4 + N(0, 1)) still get the right variance.
-- ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum
-  strictly sequential and does not vectorize it (1.5-2.4x slower than PyTorch);
-  with it the sums use SIMD lanes. NaN / inf semantics are kept (no ``nnan``/``ninf``).
-- dweight / dbias are sums over rows. ``out[j] += ...`` inside ``prange`` races, so the
-  rows are cut into a fixed number of chunks (chosen from the shape, not from the thread
-  count); each chunk sums into its own float64 row of ``partial``, and the wrapper
-  adds the chunk rows afterwards, always the same way. Results are bit-identical run
-  to run and on any thread count, and accurate for float32 (float64 accumulation over
-  thousands of rows).
-- The per-element arithmetic of the output runs in the input's dtype (the row's mean
-  and rstd are cast once per row), so float32 rows vectorize 8 wide.
+Design notes (measured on a 2-core AMD EPYC, float32):
+- Rows are independent: the forward runs ``prange`` over rows. A row stays in L1/L2
+  between its passes, so the extra passes of two-pass statistics cost little next to
+  reading the row from memory.
+- Statistics: a first pass gives ``m0``; a second sums ``d = x - m0`` and ``d*d`` and
+  corrects the mean by ``mean(d)`` and the variance by ``- mean(d)^2``. The sums are
+  float64 even for float32 inputs: 1e4 + N(0, 1) still gets the right variance, and
+  float32 rows near 1e30 do not overflow. A variance that overflows float64 gives NaN
+  (as PyTorch), never plausible zeros; ``eps=0`` on a constant row gives NaN too
+  (``error_model="numpy"``: 1/0 is inf, not ZeroDivisionError).
+- ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
+  and does not vectorize it (1.5-2.4x slower); NaN / inf semantics are kept.
+- dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
+  (``runtime.row_chunks``), each chunk sums into its own float64 row of ``partial``,
+  the wrapper adds the rows in order: bit-identical on any thread count.
+- The wrappers set the thread count (``runtime.threads_for``) just before each kernel.
 """
+
+import math
 
 import numba
 import numpy as np
 
+from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+
 FASTMATH = {"reassoc", "contract"}
+_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_FORWARD = [
+    f"void({t}[:, ::1], {t}[::1], {t}[::1], float64, {t}[:, ::1], {t}[::1], {t}[::1])"
+    for t in ("float32", "float64")
+]
+_BACKWARD = [
+    f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], {t}[::1], int64, boolean, "
+    f"{t}[:, ::1], float64[:, :, ::1])"
+    for t in ("float32", "float64")
+]
+_BIG = np.finfo(np.float64).max
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_FORWARD, **_JIT)
 def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
     """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
     rows, n = x.shape
@@ -53,27 +65,24 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
         mean_d = sum_d / n
         var = max(sum_d2 / n - mean_d * mean_d, 0.0)
         mean[i] = m0 + mean_d
-        rstd[i] = 1.0 / np.sqrt(var + eps)
+        rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
         m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
         r = rstd[i]
         for j in range(n):
             y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_BACKWARD, **_JIT)
 def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight and dbias:
-    chunk k sums over rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into
-    ``partial[k, 0]`` and ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64). The
-    caller adds the chunks (the same sums whichever threads ran them)."""
+    chunk k sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into
+    ``partial[k, 0]`` and ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64)."""
     rows, n = x.shape
-    chunks = partial.shape[0]
-    for k in numba.prange(chunks):
+    for k in numba.prange(partial.shape[0]):
         dw = partial[k, 0]
         db = partial[k, 1]
-        for j in range(n):
-            dw[j] = 0.0
-            db[j] = 0.0
+        dw[:] = 0.0
+        db[:] = 0.0
         for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
             m = mean[i]
             r = rstd[i]
@@ -92,3 +101,44 @@ def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, 
                 for j in range(n):
                     xhat = (x[i, j] - m) * r
                     dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
+
+
+# ------------------------------------------------------------------- the Python wrappers
+def forward(x, weight, bias, normalized_ndim: int, eps: float):
+    """``(y, mean, rstd)`` of LayerNorm over the last ``normalized_ndim`` axes of a
+    float32 / float64 array (as ``nn/norms/layer_norm.layer_norm_forward``)."""
+    lead = x.shape[: x.ndim - normalized_ndim]
+    rows = math.prod(lead)
+    n = x.size // rows if rows else math.prod(x.shape[x.ndim - normalized_ndim :])
+    dt = x.dtype
+    x2 = contiguous(x, dt).reshape(rows, n)
+    y = np.empty((rows, n), dt)
+    mean, rstd = np.empty(rows, dt), np.empty(rows, dt)
+    w, b = vector(weight, n, dt, 1.0), vector(bias, n, dt, 0.0)
+    threads_for(x.size)
+    layer_norm_forward(x2, w, b, eps, y, mean, rstd)
+    keep = lead + (1,) * normalized_ndim
+    return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
+
+
+def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
+    """``(dx, dweight, dbias)`` for ``forward`` (dweight is None without a weight)."""
+    norm_shape = x.shape[x.ndim - normalized_ndim :]
+    n = math.prod(norm_shape)
+    rows = x.size // n
+    dt = x.dtype
+    per, chunks = row_chunks(rows)
+    dx = np.empty((rows, n) if need_dx else (0, 0), dt)
+    partial = np.empty((chunks, 2, n))
+    threads_for(x.size)
+    layer_norm_backward(
+        contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
+        vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
+        contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
+    )  # fmt: skip
+    dweight, dbias = partial.sum(axis=0).astype(dt, copy=False)
+    return (
+        dx.reshape(x.shape) if need_dx else None,
+        None if weight is None else dweight.reshape(norm_shape),
+        dbias.reshape(norm_shape),
+    )

@@ -6,41 +6,53 @@ Backward, with xhat_ij = x_ij rstd_i and g_ij = dy_ij w_j:
 
     dx_ij = rstd_i (g_ij - xhat_ij (1/n) sum_k g_ik xhat_ik)        dw_j = sum_i dy_ij xhat_ij
 
-The layout, the chunked float64 sums for dweight and the fastmath choice are those of
-``layer_norm.py`` (see its notes). There is no mean, so one pass gives the statistic
-and no offset can cancel: a sum of squares has no catastrophic cancellation.
+The layout, the chunked float64 sums for dweight, the fastmath and error-model choices
+are those of ``layer_norm.py`` (see its notes). There is no mean, so one pass gives the
+statistic and no offset can cancel: a sum of squares has no catastrophic cancellation.
+An overflowing mean square gives rstd = 0 and zeros, as PyTorch's RMSNorm.
 """
+
+import math
 
 import numba
 import numpy as np
 
+from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+
 FASTMATH = {"reassoc", "contract"}
+_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_FORWARD = [
+    f"void({t}[:, ::1], {t}[::1], float64, {t}[:, ::1], {t}[::1])" for t in ("float32", "float64")
+]
+_BACKWARD = [
+    f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], int64, boolean, {t}[:, ::1], "
+    "float64[:, ::1])"
+    for t in ("float32", "float64")
+]
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_FORWARD, **_JIT)
 def rms_norm_forward(x, weight, eps, y, rstd):
     """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
     rows, n = x.shape
     for i in numba.prange(rows):
         sum_sq = 0.0
         for j in range(n):
-            sum_sq += x[i, j] * x[i, j]
+            sum_sq += x[i, j] * np.float64(x[i, j])
         rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
         r = rstd[i]  # in x's dtype
         for j in range(n):
             y[i, j] = x[i, j] * r * weight[j]
 
 
-@numba.njit(parallel=True, fastmath=FASTMATH, cache=True)
+@numba.njit(_BACKWARD, **_JIT)
 def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight into
-    ``partial`` ([chunks, n], float64); the caller adds the chunks."""
+    ``partial`` ([chunks, n], float64); the wrapper adds the chunks."""
     rows, n = x.shape
-    chunks = partial.shape[0]
-    for k in numba.prange(chunks):
+    for k in numba.prange(partial.shape[0]):
         dw = partial[k]
-        for j in range(n):
-            dw[j] = 0.0
+        dw[:] = 0.0
         for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
             r = rstd[i]
             sum_g_xhat = 0.0
@@ -52,3 +64,37 @@ def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial)
                 c2 = x.dtype.type(sum_g_xhat / n)
                 for j in range(n):
                     dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
+
+
+# ------------------------------------------------------------------- the Python wrappers
+def forward(x, weight, normalized_ndim: int, eps: float):
+    """``(y, None, rstd)`` of RMSNorm over the last ``normalized_ndim`` axes."""
+    lead = x.shape[: x.ndim - normalized_ndim]
+    rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
+    dt = x.dtype
+    y, rstd = np.empty((rows, n), dt), np.empty(rows, dt)
+    threads_for(x.size)
+    rms_norm_forward(contiguous(x, dt).reshape(rows, n), vector(weight, n, dt, 1.0), eps, y, rstd)
+    return y.reshape(x.shape), None, rstd.reshape(lead + (1,) * normalized_ndim)
+
+
+def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
+    """``(dx, dweight, None)`` for ``forward`` (``mean`` is unused)."""
+    norm_shape = x.shape[x.ndim - normalized_ndim :]
+    n = math.prod(norm_shape)
+    rows = x.size // n
+    dt = x.dtype
+    per, chunks = row_chunks(rows)
+    dx = np.empty((rows, n) if need_dx else (0, 0), dt)
+    partial = np.empty((chunks, n))
+    threads_for(x.size)
+    rms_norm_backward(
+        contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
+        vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
+    )  # fmt: skip
+    dweight = partial.sum(axis=0).astype(dt, copy=False)
+    return (
+        dx.reshape(x.shape) if need_dx else None,
+        None if weight is None else dweight.reshape(norm_shape),
+        None,
+    )

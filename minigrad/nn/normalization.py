@@ -1,8 +1,9 @@
 """Normalization layers: ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``, ``GroupNorm``.
 
 Each layer holds its parameters (and BatchNorm its running statistics) and calls the
-matching function in ``nn.functional``, which runs the implementation chosen with
-``nn.norm_impl`` (fused Numba kernels by default; see ``minigrad/nn/norms/``).
+matching function (``F.layer_norm`` ...), defined with its math in its own file under
+``minigrad/nn/norms/``, which runs the implementation chosen with ``nn.norm_impl``
+(fused Numba kernels by default).
 Constructor arguments, parameter and buffer names and ``state_dict`` keys are PyTorch's.
 """
 
@@ -11,11 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.nn.functional import normalization as F
+from minigrad._format import shape_str
 from minigrad.nn.module import Module
-from minigrad.nn.norms.dispatch import norm_impl
+from minigrad.nn.norms.batch_norm import batch_norm, check_values_per_channel
+from minigrad.nn.norms.common import norm_impl, normalized_shape_tuple
+from minigrad.nn.norms.group_norm import group_norm
+from minigrad.nn.norms.layer_norm import layer_norm
+from minigrad.nn.norms.rms_norm import rms_norm
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor, _shape_str
+from minigrad.tensor import Tensor
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm", "RMSNorm", "norm_impl"]
 
@@ -84,7 +89,7 @@ class LayerNorm(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        self.normalized_shape = F.normalized_shape_tuple("LayerNorm", normalized_shape)
+        self.normalized_shape = normalized_shape_tuple("LayerNorm", normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         _register_affine(self, self.normalized_shape, _dtype(dtype), elementwise_affine, bias)
@@ -94,7 +99,7 @@ class LayerNorm(Module):
         _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (
@@ -135,7 +140,7 @@ class RMSNorm(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        self.normalized_shape = F.normalized_shape_tuple("RMSNorm", normalized_shape)
+        self.normalized_shape = normalized_shape_tuple("RMSNorm", normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
@@ -148,7 +153,7 @@ class RMSNorm(Module):
         _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
-        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+        return rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return (
@@ -209,12 +214,12 @@ class _BatchNorm(Module):
         if x.ndim not in self._ranks:
             raise ValueError(
                 f"{name}: expected {self._accepted}, got a {x.ndim}-D input of shape "
-                f"{_shape_str(x.shape)}"
+                f"{shape_str(x.shape)}"
             )
         if x.shape[1] != self.num_features:
             raise ValueError(
                 f"{name}({self.num_features}): the input has {x.shape[1]} channels (dim 1 of "
-                f"shape {_shape_str(x.shape)}) but num_features is {self.num_features}"
+                f"shape {shape_str(x.shape)}) but num_features is {self.num_features}"
             )
 
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
@@ -224,14 +229,14 @@ class _BatchNorm(Module):
         self._check_input(input)
         use_batch_stats = self.training or not self.track_running_stats
         if use_batch_stats:  # checked before num_batches_tracked counts this batch
-            F.check_values_per_channel(input)
+            check_values_per_channel(input)
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked._data[...] += 1
             if self.momentum is None:  # cumulative moving average
                 momentum = 1.0 / float(self.num_batches_tracked._data)
         keep_stats = not self.training or self.track_running_stats
-        return F.batch_norm(
+        return batch_norm(
             input,
             self.running_mean if keep_stats else None,
             self.running_var if keep_stats else None,
@@ -361,9 +366,9 @@ class GroupNorm(Module):
         if input.ndim < 2 or input.shape[1] != self.num_channels:
             raise ValueError(
                 f"GroupNorm({self.num_groups}, {self.num_channels}): expected an input of "
-                f"shape [N, {self.num_channels}, *], got {_shape_str(input.shape)}"
+                f"shape [N, {self.num_channels}, *], got {shape_str(input.shape)}"
             )
-        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (

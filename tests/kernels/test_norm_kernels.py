@@ -1,5 +1,5 @@
-"""The fused norm kernels (minigrad/kernels/{layer,rms,batch,group}_norm.py), through the
-wrappers in minigrad/nn/norms/fused.py, at sizes where they run in parallel.
+"""The fused norm kernels (minigrad/kernels/{layer,rms,batch,group}_norm.py), through their
+Python wrappers, at sizes where they run in parallel.
 
 What the kernels promise beyond agreeing with the reference: numerically stable
 statistics (float32 inputs on a large offset), bit-identical results from run to run
@@ -11,29 +11,34 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.nn.norms import fused, reference
+from minigrad.kernels import batch_norm as BN
+from minigrad.kernels import group_norm as GN
+from minigrad.kernels import layer_norm as LN
+from minigrad.kernels import rms_norm as RMS
+from minigrad.kernels import runtime
+from minigrad.nn.norms import reference
 
 RNG = np.random.default_rng(42)
 
 
 def _ln(x, w, b, dy):
-    y, mean, rstd = fused.layer_norm_forward(x, w, b, 1, 1e-5)
-    return (y,) + fused.layer_norm_backward(dy, x, w, mean, rstd, 1)
+    y, mean, rstd = LN.forward(x, w, b, 1, 1e-5)
+    return (y,) + LN.backward(dy, x, w, mean, rstd, 1)
 
 
 def _rms(x, w, b, dy):
-    y, _, rstd = fused.rms_norm_forward(x, w, 1, 1e-6)
-    return (y,) + fused.rms_norm_backward(dy, x, w, None, rstd, 1)[:2]
+    y, _, rstd = RMS.forward(x, w, 1, 1e-6)
+    return (y,) + RMS.backward(dy, x, w, None, rstd, 1)[:2]
 
 
 def _bn(x, w, b, dy):
-    y, mean, rstd, _ = fused.batch_norm_forward(x, w, b, None, None, True, 1e-5)
-    return (y,) + fused.batch_norm_backward(dy, x, w, mean, rstd, True)
+    y, mean, rstd, _ = BN.forward(x, w, b, None, None, True, 1e-5)
+    return (y,) + BN.backward(dy, x, w, mean, rstd, True)
 
 
 def _gn(x, w, b, dy):
-    y, mean, rstd = fused.group_norm_forward(x, w, b, 4, 1e-5)
-    return (y,) + fused.group_norm_backward(dy, x, w, mean, rstd, 4)
+    y, mean, rstd = GN.forward(x, w, b, 4, 1e-5)
+    return (y,) + GN.backward(dy, x, w, mean, rstd, 4)
 
 
 NORMS = {
@@ -76,48 +81,28 @@ def _reference_of(name):
 @pytest.mark.parametrize("name", NORMS)
 def test_parallel_sizes_match_the_reference_in_float64(name):
     fn, shape, axis = NORMS[name]
-    assert np.prod(shape) >= fused.PARALLEL_MIN_ELEMENTS  # the multi-threaded path
+    assert np.prod(shape) >= runtime.PARALLEL_MIN_ELEMENTS  # the multi-threaded path
     args = _inputs(shape, axis, np.float64)
     for got, want in zip(fn(*args), _reference_of(name)(*args)):
         np.testing.assert_allclose(got, want, rtol=1e-11, atol=1e-11)
 
 
 @pytest.mark.parametrize("name", NORMS)
-def test_bit_identical_across_runs_thread_counts_and_the_serial_twin(name, monkeypatch):
+def test_bit_identical_across_runs_and_thread_counts(name, monkeypatch):
     fn, shape, axis = NORMS[name]
     args = _inputs(shape, axis, np.float32)
-    first = fn(*args)
-    again = fn(*args)
+    runs = [fn(*args), fn(*args)]
     previous = mg.get_num_threads()
-    mg.set_num_threads(1)
     try:
-        one_thread = fn(*args)
+        for threads in (1, 2, 3):
+            mg.set_num_threads(threads)
+            runs.append(fn(*args))
     finally:
         mg.set_num_threads(previous)
-    # The row kernels' two ways of using threads: Numba's parallel loop, and work items
-    # shared by Python threads (the default on the workqueue layer).
-    import minigrad.kernels
-
-    ways = []
-    for share_rows in (False, True):
-        monkeypatch.setattr(minigrad.kernels, "SHARE_ROWS", share_rows)
-        ways.append(fn(*args))
-    # Below the threshold the wrappers call the kernels compiled without parallel=True.
-    monkeypatch.setattr(fused, "PARALLEL_MIN_ELEMENTS", 1 << 62)
-    serial = fn(*args)
-    for outputs in zip(first, again, one_thread, serial, *ways):
+    monkeypatch.setattr(runtime, "PARALLEL_MIN_ELEMENTS", 1 << 62)  # the calling thread alone
+    runs.append(fn(*args))
+    for outputs in zip(*runs):
         assert len({a.tobytes() for a in outputs}) == 1
-
-
-def test_the_serial_twin_is_compiled_without_parallel_and_made_once():
-    from minigrad.kernels import layer_norm, serial
-
-    kernel = layer_norm.layer_norm_forward
-    twin = serial(kernel)
-    assert serial(kernel) is twin
-    assert kernel.targetoptions["parallel"] and not twin.targetoptions.get("parallel")
-    assert twin.py_func.__qualname__ == "layer_norm_forward_serial"
-    assert twin.targetoptions["fastmath"] == kernel.targetoptions["fastmath"]
 
 
 @pytest.mark.parametrize("name", ["layer_norm", "batch_norm-2d", "batch_norm-3d", "group_norm"])

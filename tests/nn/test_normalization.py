@@ -331,4 +331,4 @@ def _ctor_args(m):
 
 def test_norm_impl_is_exported_from_nn():
     assert "norm_impl" in nn.normalization.__all__
-    assert nn.norm_impl is mg.nn.norms.dispatch.norm_impl
+    assert nn.norm_impl is mg.nn.norms.common.norm_impl

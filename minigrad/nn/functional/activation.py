@@ -23,7 +23,6 @@ import numpy as np
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.tensor import Tensor, as_tensor
-from minigrad.threads import get_num_threads, share
 
 __all__ = [
     "relu",
@@ -50,33 +49,8 @@ def _check_float(name: str, x: Tensor) -> Tensor:
     return x
 
 
-#: Arrays at least this large are split between threads (below it, thread hand-off
-#: costs more than it saves); how many threads follows ``mg.set_num_threads``.
-_SPLIT_AT = 1 << 16
-
-
-def _run_split(kernel, arrays: list) -> None:
-    """``kernel(*arrays)`` over flat arrays of one length; large arrays in contiguous
-    chunks, one per thread (up to ``get_num_threads()``), shared by ``threads.share``:
-    the calling thread takes the first, and also the others if no helper has woken up
-    by then. An empty array ("no derivative") is passed whole to every chunk.
-
-    Measured on 2 cores (float32 GELU forward + backward, caches cold as after another
-    operation): 2048 x 512 elements take about 3.6 ms on 2 threads and 3.7 on 1 (the
-    pass is bound by memory bandwidth there); 4096 x 1536 take 15 ms against 20.5. Handing
-    out 8 smaller chunks to whichever thread is free was slower (3.9 against 3.6 ms):
-    each chunk costs a GIL hand-off.
-    """
-    n = arrays[0].size
-    workers = get_num_threads() if n >= _SPLIT_AT else 1
-    if workers == 1:
-        kernel(*arrays)
-        return
-    bounds = [n * i // workers for i in range(workers + 1)]
-    chunks = [
-        [arr[a:b] if arr.size else arr for arr in arrays] for a, b in zip(bounds[:-1], bounds[1:])
-    ]
-    share(lambda i: kernel(*chunks[i]), workers)
+#: Products smaller than this are left to NumPy (one thread is enough for them).
+_MUL_IN_KERNEL_FROM = 1 << 16
 
 
 def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
@@ -93,7 +67,7 @@ def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
     flat = np.ascontiguousarray(x, dtype=np.float64 if bits == 64 else np.float32).reshape(-1)
     out = np.empty_like(flat)
     dydx = np.empty_like(flat) if with_derivative else flat[:0]
-    _run_split(getattr(K, f"{kernel_name}{bits}"), [flat, out, dydx])
+    K.run(getattr(K, f"{kernel_name}{bits}"), flat, out, dydx)
     y = out.reshape(x.shape).astype(dtype, copy=False)
     if not with_derivative:
         return y
@@ -106,7 +80,7 @@ def _times_derivative(g: Tensor, dydx: Tensor) -> Tensor:
     is memory-bound, and NumPy's runs on one thread), otherwise by NumPy."""
     a, b = g._data, dydx._data
     if (
-        a.size < _SPLIT_AT
+        a.size < _MUL_IN_KERNEL_FROM
         or a.shape != b.shape
         or a.dtype != b.dtype
         or a.dtype not in (np.float32, np.float64)
@@ -116,7 +90,7 @@ def _times_derivative(g: Tensor, dydx: Tensor) -> Tensor:
     from minigrad.kernels import activation as K
 
     out = np.empty_like(b)
-    _run_split(K.mul, [a.reshape(-1), b.reshape(-1), out.reshape(-1)])
+    K.run(K.mul, a.reshape(-1), b.reshape(-1), out.reshape(-1))
     return _const(out)
 
 
@@ -131,7 +105,7 @@ class Erf(Function):
         ctx.save_for_backward(x)
         flat = np.ascontiguousarray(x._data, dtype=np.float64).reshape(-1)
         out = np.empty_like(flat)
-        _run_split(K.erf, [flat, out])
+        K.run(K.erf, flat, out)
         return out.reshape(x._data.shape).astype(x._data.dtype, copy=False)
 
     @staticmethod

@@ -1,18 +1,17 @@
-"""Three implementations of every normalization layer, which must agree.
+"""The normalization layers' math: one norm, one file.
 
-- ``reference.py``: NumPy forward and closed-form backward, written to be read beside
-  ``docs/normalization.md`` (same symbols, one named gradient per step).
-- ``composite.py``: the forward from minigrad primitives; autograd derives the backward.
-- ``fused.py``: wrappers around the Numba kernels in ``minigrad/kernels/`` (the default).
+- ``layer_norm.py``, ``rms_norm.py``, ``batch_norm.py``, ``group_norm.py``: each, top to
+  bottom, the reference forward and its backward as named gradient steps, the autograd
+  Function, and the public function (``F.layer_norm`` is ``layer_norm.layer_norm``);
+- ``common.py``: the statistics every norm shares (for arrays and Tensors alike), the
+  argument checks and the choice of implementation (``nn.norm_impl``);
+- ``reference.py``: the reference functions gathered in one namespace, for reading;
+- ``compare.py``: the three implementations against each other and finite differences.
 
-``functions.py`` holds the autograd Functions that run the reference or the fused
-backend; ``dispatch.py`` chooses between the three (``nn.norm_impl``); ``compare.py``
-checks the three against each other and against finite differences, for learners.
-The public entry points are ``nn.functional`` (``F.layer_norm``, ...) and the modules in
-``nn`` (``nn.LayerNorm``, ...).
+The fused path calls the Numba kernels in ``minigrad/kernels/`` (imported on first use).
 """
 
+from minigrad.nn.norms.common import norm_impl
 from minigrad.nn.norms.compare import NormComparison, compare_implementations
-from minigrad.nn.norms.dispatch import norm_impl
 
 __all__ = ["NormComparison", "compare_implementations", "norm_impl"]

@@ -1,0 +1,227 @@
+"""Batch normalization, top to bottom: the reference forward and its backward as named
+gradient steps (the symbols of ``docs/batchnorm-by-hand.md``), the running statistics,
+the autograd Function, and the public ``batch_norm``.
+
+Per channel c of ``x`` [N, C, *], over the batch and every position::
+
+    mean_c, var_c  (training: the batch's, biased; eval: the running estimates)
+    rstd_c = (var_c + eps)^-1/2     xhat = (x - mean_c) * rstd_c     y = xhat * w_c + b_c
+
+The implementations are those of LayerNorm (see ``layer_norm.py``); the kernels are in
+``minigrad/kernels/batch_norm.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad._format import shape_str
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.nn.norms.common import (
+    affine,
+    check_channels_first,
+    check_input,
+    check_param,
+    data,
+    in_float32_if_half,
+    keep_needed,
+    resolve_impl,
+    standardize,
+    standardize_backward,
+)
+from minigrad.tensor import Tensor
+
+__all__ = [
+    "BatchNormFunction",
+    "batch_norm",
+    "batch_norm_backward",
+    "batch_norm_forward",
+    "update_running_stats",
+]
+
+
+def _channel_shape(x) -> tuple:
+    """``[1, C, 1, ...]``: a per-channel vector broadcast against ``[N, C, *]``."""
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+def _axes(x) -> tuple:
+    """The batch axis and the positions: every axis but the channels'."""
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def batch_norm_forward(x, weight, bias, running_mean, running_var, training: bool, eps: float):
+    """``(y, mean, rstd, var)`` (arrays or Tensors), the statistics shaped [1, C, 1, ...]:
+    in training the batch's own (biased variance); in eval ``running_mean`` and
+    ``running_var`` ([C]), so that an example's output does not depend on the batch."""
+    shape = _channel_shape(x)
+    if training:
+        mean, xmu, var, rstd = standardize(x, _axes(x), eps)
+    else:
+        mean = running_mean.reshape(shape).astype(x.dtype)
+        var = running_var.reshape(shape).astype(x.dtype)
+        xmu = x - mean
+        rstd = (var + eps) ** -0.5
+    return affine(xmu * rstd, weight, bias, shape), mean, rstd, var
+
+
+def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
+    """``(g_x, g_weight, g_bias)`` for ``batch_norm_forward``. In training the statistics
+    depend on every example, so g_x takes the whole ``standardize_backward``; in eval
+    they are constants and ``g_x = g_xhat * rstd``."""
+    axes = _axes(x)
+    xmu = x - mean
+    g_weight = None if weight is None else (dy * (xmu * rstd)).sum(axes)
+    g_bias = dy.sum(axes)
+    if not need_dx:
+        return None, g_weight, g_bias
+    g_xhat = dy if weight is None else dy * weight.reshape(_channel_shape(x))
+    if training:
+        return standardize_backward(g_xhat, xmu, rstd, axes), g_weight, g_bias
+    return g_xhat * rstd, g_weight, g_bias
+
+
+def update_running_stats(running_mean, running_var, mean, var, n: int, momentum: float) -> None:
+    """Move the running statistics (arrays [C]) toward the batch's, in place::
+
+        running_mean = (1 - momentum) * running_mean + momentum * mean
+        running_var  = (1 - momentum) * running_var  + momentum * var * n / (n - 1)
+
+    ``var`` is the biased batch variance used to normalize; the running estimate takes
+    the unbiased one (n - 1), as PyTorch does. ``n`` is the number of values per channel
+    (batch size times positions). A ``momentum`` of 1 / k after k batches gives the
+    cumulative average (``momentum=None`` in the modules).
+    """
+    mean = np.asarray(mean, dtype=np.float64).reshape(-1)
+    unbiased = np.asarray(var, dtype=np.float64).reshape(-1) * (n / (n - 1))
+    if running_mean is not None:
+        running_mean *= 1.0 - momentum
+        running_mean += momentum * mean
+    if running_var is not None:
+        running_var *= 1.0 - momentum
+        running_var += momentum * unbiased
+
+
+def _kernels():
+    from minigrad.kernels import batch_norm  # imported on first use: it imports numba
+
+    return batch_norm
+
+
+class BatchNormFunction(Function):
+    """``batch_norm`` on arrays: the reference lines above, or the fused kernels. In
+    training it also updates the running statistics (if given)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps, fused):
+        run = _kernels().forward if fused else batch_norm_forward
+        rm, rv = data(running_mean), data(running_var)
+        y, mean, rstd, var = run(x._data, data(weight), data(bias), rm, rv, training, eps)
+        if training and rm is not None:
+            update_running_stats(rm, rv, mean, var, x._data.size // x.shape[1], momentum)
+        ctx.save_for_backward(x, weight, mean, rstd)
+        ctx.training, ctx.eps, ctx.fused = training, eps, fused
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_tensors
+        training, need_dx = ctx.training, ctx.needs_input_grad[0]
+        if is_grad_enabled():  # create_graph: the same lines on Tensors
+            if training:  # batch statistics depend on x; eval ones are constants
+                mean, _, _, rstd = standardize(x, _axes(x), ctx.eps)
+            grads = batch_norm_backward(dy, x, weight, mean, rstd, training, need_dx)
+        else:
+            run = _kernels().backward if ctx.fused else batch_norm_backward
+            grads = run(dy._data, x._data, data(weight), mean, rstd, training, need_dx)
+        return keep_needed(ctx, *grads) + (None,) * 6
+
+
+def check_values_per_channel(x: Tensor) -> None:
+    """Batch statistics need more than one value per channel (the variance of one number
+    is 0 and its unbiased estimate divides by zero); an empty batch is allowed."""
+    if x._data.size // max(x.shape[1], 1) == 1:
+        raise ValueError(
+            "expected more than 1 value per channel when training, got input size "
+            f"{shape_str(x.shape)}"
+        )
+
+
+def batch_norm(
+    input: Tensor,  # noqa: A002
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+    *,
+    impl: str | None = None,
+) -> Tensor:
+    """Batch normalization per channel (dim 1), over the batch and every other dim.
+
+        y = (x - mean_c) / sqrt(var_c + eps) * weight_c + bias_c
+
+    In training, ``mean_c`` and ``var_c`` are the batch's (biased variance, divide by
+    n), and ``running_mean`` / ``running_var`` (if given) are updated in place:
+    ``running = (1 - momentum) * running + momentum * batch_statistic``, where the
+    running variance takes the unbiased batch variance (divide by n - 1). Out of
+    training the running statistics are used instead, so each example's output does
+    not depend on the rest of the batch. An empty batch gives an empty output and
+    leaves the running statistics alone, as in PyTorch.
+
+    Args:
+        input: ``[N, C]``, ``[N, C, L]``, ``[N, C, H, W]``, ... (any dims after C).
+        running_mean, running_var: ``[C]`` or None (then the batch statistics are used
+            even out of training).
+        weight, bias: optional ``[C]``, the input's dtype.
+        training: use (and update the running statistics from) the batch statistics.
+        momentum: the weight of the new batch in the running statistics. The modules'
+            ``momentum=None`` (cumulative average) passes ``1 / num_batches_tracked``.
+        eps: added to the variance.
+        impl: ``"fused"``, ``"reference"`` or ``"composite"`` (a minigrad extension).
+
+    Example::
+
+        >>> x = mg.randn(8, 3)
+        >>> rm, rv = mg.zeros(3), mg.ones(3)
+        >>> F.batch_norm(x, rm, rv, training=True).shape   # rm, rv updated in place
+        (8, 3)
+    """
+    x = check_input("batch_norm", input)
+    check_channels_first("batch_norm", x)
+    channels = (x.shape[1],)
+    running_mean = check_param("batch_norm", "running_mean", running_mean, x, channels)
+    running_var = check_param("batch_norm", "running_var", running_var, x, channels)
+    weight = check_param("batch_norm", "weight", weight, x, channels)
+    bias = check_param("batch_norm", "bias", bias, x, channels)
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("batch_norm: give both running_mean and running_var, or neither")
+    use_batch_stats = training or running_mean is None
+    if use_batch_stats:
+        check_values_per_channel(x)
+    if training and running_mean is not None and momentum is None:
+        raise ValueError(
+            "batch_norm: momentum=None (a cumulative average) needs the number of batches "
+            "seen: use nn.BatchNorm1d / nn.BatchNorm2d, or pass momentum=1/k for batch k"
+        )
+    x, (weight, bias), half = in_float32_if_half(x, weight, bias)
+    impl = resolve_impl(impl)
+    if x._data.size == 0:  # nothing to normalize: the parameters' gradients are zeros
+        y = affine(x, weight, bias, _channel_shape(x))
+    elif impl == "composite":
+        y, mean, _, var = batch_norm_forward(
+            x, weight, bias, data(running_mean), data(running_var), use_batch_stats, eps
+        )
+        if use_batch_stats and running_mean is not None:
+            n = x._data.size // x.shape[1]
+            update_running_stats(data(running_mean), data(running_var), mean._data, var._data,
+                                 n, momentum)  # fmt: skip
+    else:
+        y = BatchNormFunction.apply(
+            x, weight, bias, running_mean, running_var, use_batch_stats, momentum, float(eps),
+            impl == "fused",
+        )  # fmt: skip
+    return y if half is None else y.to(half)

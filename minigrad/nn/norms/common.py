@@ -1,0 +1,273 @@
+"""What the four norms share: the statistics (written once, for arrays and Tensors alike),
+the chain rule back through them, the argument checks, and the choice of implementation.
+
+Every norm standardizes ``x`` over some axes, then applies an affine map::
+
+    mean = (1/n) sum x                 xmu  = x - mean
+    var  = (1/n) sum xmu^2             rstd = 1 / sqrt(var + eps)
+    xhat = xmu * rstd                  y    = xhat * weight + bias
+
+``standardize`` and ``standardize_backward`` use only operations that NumPy arrays and
+minigrad Tensors both have, so the same lines serve the reference implementation (on
+arrays), the composite one (on Tensors: autograd records every step) and the backward
+of a backward (``create_graph=True``). A variance that overflows gives NaN, as in
+PyTorch, never plausible zeros (the fused kernels sum float32 rows in float64, so rows
+near 1e30 that overflow float32's sums still come out right there).
+
+The implementation is chosen per call (``impl=``) or for a block::
+
+    with nn.norm_impl("reference"):
+        y = layer(x)                                  # every norm in the block
+    y = F.layer_norm(x, (8,), impl="composite")      # one call (a minigrad extension)
+
+The choice is process-wide, like the grad mode; the innermost ``norm_impl`` wins.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from minigrad._format import shape_str
+from minigrad.tensor import Tensor, as_tensor
+
+__all__ = [
+    "IMPLEMENTATIONS",
+    "current_impl",
+    "norm_impl",
+    "standardize",
+    "standardize_backward",
+]
+
+# ------------------------------------------------------------------- shared statistics
+
+
+def sum_over(a, axes: tuple):
+    """Sum over ``axes``, keeping them as size-1 dims (an array or a Tensor)."""
+    if isinstance(a, np.ndarray):
+        return a.sum(axis=axes, keepdims=True)
+    return a.sum(axes, keepdim=True)
+
+
+def sum_out(a, axes: tuple):
+    """Sum over ``axes``, dropping them (``a`` itself when there are none)."""
+    return a.sum(axes) if axes else a
+
+
+def count(shape: tuple, axes: tuple) -> int:
+    """How many numbers a sum over ``axes`` adds up."""
+    return math.prod(shape[a] for a in axes)
+
+
+def mean_over(a, axes: tuple):
+    """Mean over ``axes``, keeping them as size-1 dims (an array or a Tensor)."""
+    if isinstance(a, np.ndarray):
+        return a.mean(axis=axes, keepdims=True)
+    return a.mean(axes, keepdim=True)
+
+
+def rsqrt(a):
+    """``1 / sqrt(a)`` (an array or a Tensor)."""
+    return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else a.rsqrt()
+
+
+def standardize(x, axes: tuple, eps: float):
+    """``(mean, xmu, var, rstd)`` of ``x`` over ``axes`` (kept as size-1 dims): two passes,
+    the mean first, then the biased variance of the deviations from it."""
+    mean = mean_over(x, axes)
+    xmu = x - mean
+    var = mean_over(xmu * xmu, axes)
+    rstd = rsqrt(var + eps)
+    if np.isinf(var if isinstance(var, np.ndarray) else var._data).any():
+        rstd = rstd * (var * 0.0 + 1.0)  # NaN where var overflowed (inf * 0), not 0
+    return mean, xmu, var, rstd
+
+
+def standardize_backward(g_xhat, xmu, rstd, axes: tuple):
+    """dL/dx for ``xhat = (x - mean) * rstd`` over ``axes``, given ``g_xhat = dL/dxhat``.
+
+    The chain, from the last forward step back to the first::
+
+        xhat = xmu * rstd        g_rstd = sum(g_xhat * xmu)          (rstd is shared)
+        rstd = (var + eps)^-1/2  g_var  = g_rstd * (-1/2) * rstd^3
+        var  = mean(xmu^2)       g_xmu  = g_xhat * rstd + g_var * 2 xmu / n
+        xmu  = x - mean          g_mean = -sum(g_xmu)
+        mean = mean(x)           g_x    = g_xmu + g_mean / n
+    """
+    n = count(xmu.shape, axes)
+    g_rstd = sum_over(g_xhat * xmu, axes)
+    g_var = g_rstd * (-0.5) * rstd**3
+    g_xmu = g_xhat * rstd + g_var * (2.0 / n) * xmu
+    g_mean = -sum_over(g_xmu, axes)
+    return g_xmu + g_mean * (1.0 / n)
+
+
+def affine(xhat, weight, bias, shape=None):
+    """``xhat * weight + bias`` (either may be None), the parameters reshaped to ``shape``."""
+    y = xhat
+    if weight is not None:
+        y = y * (weight if shape is None else weight.reshape(shape))
+    if bias is not None:
+        y = y + (bias if shape is None else bias.reshape(shape))
+    return y
+
+
+def data(t):
+    """A Tensor's array (None stays None)."""
+    return None if t is None else t._data
+
+
+def keep_needed(ctx, *grads) -> tuple:
+    """The gradients in ``forward``'s argument order, None where none was asked for."""
+    needs = ctx.needs_input_grad
+    return tuple([g if need else None for g, need in zip(grads, needs)])
+
+
+# ------------------------------------------------------------- choosing the implementation
+IMPLEMENTATIONS = ("fused", "reference", "composite")
+
+
+class _State:
+    impl = "fused"
+
+
+_state = _State()
+
+
+def _check_impl(name) -> str:
+    if name not in IMPLEMENTATIONS:
+        raise ValueError(
+            f"norm implementation must be one of {', '.join(map(repr, IMPLEMENTATIONS))}, "
+            f"got {name!r}"
+        )
+    return name
+
+
+def current_impl() -> str:
+    """The implementation norms use when the call does not name one."""
+    return _state.impl
+
+
+def resolve_impl(impl: str | None) -> str:
+    """``impl`` if given (checked), else the current choice."""
+    return _state.impl if impl is None else _check_impl(impl)
+
+
+class norm_impl:
+    """Choose the implementation of every norm inside a ``with`` block (or a decorated
+    function): ``"fused"`` (Numba kernels, the default), ``"reference"`` (NumPy forward
+    and closed-form backward) or ``"composite"`` (minigrad primitives, autograd derives
+    the backward).
+
+    Example::
+
+        >>> with nn.norm_impl("reference"):
+        ...     y = nn.LayerNorm(4)(mg.randn(2, 4))
+    """
+
+    def __init__(self, impl: str):
+        self.impl = _check_impl(impl)
+        self._previous = []
+
+    def __enter__(self):
+        self._previous.append(_state.impl)
+        _state.impl = self.impl
+        return self
+
+    def __exit__(self, *exc):
+        _state.impl = self._previous.pop()
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+# ---------------------------------------------------------------------- argument checks
+_HALF = np.dtype(np.float16)
+_FLOAT = np.dtype(np.float32)
+
+
+def check_input(name: str, x) -> Tensor:
+    """``x`` as a floating-point Tensor."""
+    if type(x) is not Tensor:
+        x = as_tensor(x)
+    if x._data.dtype.kind != "f":
+        raise TypeError(f"{name}: expected a floating-point input, got dtype {x.dtype}")
+    return x
+
+
+def check_param(name: str, arg: str, p, x: Tensor, shape: tuple):
+    """An optional weight / bias / running statistic: a Tensor of ``shape``; a weight or
+    bias has the input's dtype (or float32 for a float16 input, as PyTorch allows)."""
+    if p is None:
+        return None
+    if not isinstance(p, Tensor):
+        p = as_tensor(p)
+    if p.shape != shape:
+        raise ValueError(
+            f"{name}: {arg} has shape {shape_str(p.shape)} but expected {shape_str(shape)} "
+            f"for an input of shape {shape_str(x.shape)}"
+        )
+    dt = p._data.dtype
+    if arg in ("weight", "bias") and dt != x._data.dtype and (dt, x.dtype) != (_FLOAT, _HALF):
+        raise TypeError(
+            f"{name}: {arg} has dtype {p.dtype} but the input has dtype {x.dtype}; convert "
+            "one of them (for a module: .to(dtype), .float() or .double())"
+        )
+    return p
+
+
+def in_float32_if_half(x: Tensor, *params):
+    """float16 norms compute in float32 and round once at the end (PyTorch's rule for
+    its CPU norms: statistics of float16 numbers summed in float16 go wrong by whole
+    units at values of a few hundred). Returns ``(x, params, dtype to give back or
+    None)``."""
+    if x._data.dtype != _HALF:
+        return x, params, None
+    params = tuple(None if p is None else p.float() for p in params)
+    return x.float(), params, _HALF
+
+
+def normalized_shape_tuple(name: str, normalized_shape) -> tuple:
+    """``normalized_shape`` (an int or a sequence of ints) as a tuple of ints."""
+    if type(normalized_shape) is tuple and normalized_shape:
+        if all(type(s) is int and s > 0 for s in normalized_shape):
+            return normalized_shape  # the common case, checked without the general path
+    if isinstance(normalized_shape, (int, np.integer)):
+        normalized_shape = (normalized_shape,)
+    if not isinstance(normalized_shape, Sequence) or not all(
+        isinstance(s, (int, np.integer)) and s > 0 for s in normalized_shape
+    ):
+        raise TypeError(
+            f"{name}: normalized_shape must be a positive int or a sequence of positive ints, "
+            f"got {normalized_shape!r}"
+        )
+    if len(normalized_shape) == 0:
+        raise ValueError(f"{name}: normalized_shape must have at least one dimension")
+    return tuple(int(s) for s in normalized_shape)
+
+
+def check_trailing(name: str, x: Tensor, shape: tuple) -> None:
+    """The input's trailing dims are ``shape``."""
+    if x.ndim < len(shape) or x.shape[x.ndim - len(shape) :] != shape:
+        raise ValueError(
+            f"{name}: normalized_shape={shape_str(shape)} does not match the input: expected "
+            f"an input of shape [*, {', '.join(map(str, shape))}], got {shape_str(x.shape)}"
+        )
+
+
+def check_channels_first(name: str, x: Tensor) -> None:
+    """The input is ``[N, C, *]``."""
+    if x.ndim < 2:
+        raise ValueError(
+            f"{name}: expected an input of shape [N, C, *] (at least 2 dims), got "
+            f"{shape_str(x.shape)}"
+        )

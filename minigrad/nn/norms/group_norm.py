@@ -1,0 +1,150 @@
+"""Group normalization, top to bottom: the reference forward and its backward as named
+gradient steps, the autograd Function, and the public ``group_norm``.
+
+Each example's C channels are split into G groups of C / G channels; each group, with
+all its positions, is standardized on its own (the statistics of LayerNorm over a
+[N, G, C/G * positions] view), then scaled and shifted per channel::
+
+    mean_{n,g}, rstd_{n,g} over the group     y = (x - mean_{n,g}) * rstd_{n,g} * w_c + b_c
+
+The implementations are those of LayerNorm (see ``layer_norm.py``); the kernels are in
+``minigrad/kernels/group_norm.py``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minigrad._format import shape_str
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.nn.norms.common import (
+    affine,
+    check_channels_first,
+    check_input,
+    check_param,
+    data,
+    in_float32_if_half,
+    keep_needed,
+    resolve_impl,
+    standardize,
+    standardize_backward,
+)
+from minigrad.tensor import Tensor
+
+__all__ = ["GroupNormFunction", "group_norm", "group_norm_backward", "group_norm_forward"]
+
+
+def _channel_shape(x) -> tuple:
+    """``[1, C, 1, ...]``: a per-channel vector broadcast against ``[N, C, *]``."""
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+def _grouped(x, num_groups: int):
+    """``x`` [N, C, *] viewed as [N, G, C/G * positions]."""
+    return x.reshape(x.shape[0], num_groups, math.prod(x.shape[1:]) // num_groups)
+
+
+def group_norm_forward(x, weight, bias, num_groups: int, eps: float):
+    """``(y, mean, rstd)`` (arrays or Tensors), ``mean`` and ``rstd`` shaped [N, G, 1]."""
+    mean, xmu, _, rstd = standardize(_grouped(x, num_groups), (2,), eps)
+    xhat = (xmu * rstd).reshape(x.shape)  # (N, C, *)
+    return affine(xhat, weight, bias, _channel_shape(x)), mean, rstd
+
+
+def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
+    """``(g_x, g_weight, g_bias)`` for ``group_norm_forward``."""
+    xmu = _grouped(x, num_groups) - mean
+    axes = (0,) + tuple(range(2, x.ndim))
+    g_weight = None if weight is None else (dy * (xmu * rstd).reshape(x.shape)).sum(axes)
+    g_bias = dy.sum(axes)
+    if not need_dx:
+        return None, g_weight, g_bias
+    g_xhat = dy if weight is None else dy * weight.reshape(_channel_shape(x))
+    g_x = standardize_backward(_grouped(g_xhat, num_groups), xmu, rstd, (2,))
+    return g_x.reshape(x.shape), g_weight, g_bias
+
+
+def _kernels():
+    from minigrad.kernels import group_norm  # imported on first use: it imports numba
+
+    return group_norm
+
+
+class GroupNormFunction(Function):
+    """``group_norm`` on arrays: the reference lines above, or the fused kernels."""
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, num_groups, eps, fused):
+        run = _kernels().forward if fused else group_norm_forward
+        y, mean, rstd = run(x._data, data(weight), data(bias), num_groups, eps)
+        ctx.save_for_backward(x, weight, mean, rstd)
+        ctx.num_groups, ctx.eps, ctx.fused = num_groups, eps, fused
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_tensors
+        g, need_dx = ctx.num_groups, ctx.needs_input_grad[0]
+        if is_grad_enabled():  # create_graph: the same lines on Tensors, stats from x
+            mean, _, _, rstd = standardize(_grouped(x, g), (2,), ctx.eps)
+            grads = group_norm_backward(dy, x, weight, mean, rstd, g, need_dx)
+        else:
+            run = _kernels().backward if ctx.fused else group_norm_backward
+            grads = run(dy._data, x._data, data(weight), mean, rstd, g, need_dx)
+        return keep_needed(ctx, *grads) + (None, None, None)
+
+
+def group_norm(
+    input: Tensor,  # noqa: A002
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+    *,
+    impl: str | None = None,
+) -> Tensor:
+    """Group normalization: each example's channels are split into ``num_groups``
+    groups, and each group (with all its positions) is standardized on its own.
+
+        y = (x - mean_{n,g}) / sqrt(var_{n,g} + eps) * weight_c + bias_c
+
+    ``num_groups=1`` is LayerNorm over (C, *) with per-channel affine parameters;
+    ``num_groups=C`` is instance normalization. An input with no examples gives an
+    empty output, as in PyTorch.
+
+    Args:
+        input: ``[N, C, *]`` (any number of trailing dims, ``[N, C]`` included).
+        num_groups: must divide C.
+        weight, bias: optional ``[C]``, the input's dtype.
+        eps: added to the variance.
+        impl: ``"fused"``, ``"reference"`` or ``"composite"`` (a minigrad extension).
+
+    Example::
+
+        >>> F.group_norm(mg.randn(2, 6, 5), 3).shape
+        (2, 6, 5)
+    """
+    x = check_input("group_norm", input)
+    check_channels_first("group_norm", x)
+    if not isinstance(num_groups, (int, np.integer)) or num_groups <= 0:
+        raise ValueError(f"group_norm: num_groups must be a positive int, got {num_groups!r}")
+    if x.shape[1] % num_groups != 0:
+        raise ValueError(
+            "group_norm: expected the number of channels in the input to be divisible by "
+            f"num_groups, got an input of shape {shape_str(x.shape)} and "
+            f"num_groups={num_groups}"
+        )
+    weight = check_param("group_norm", "weight", weight, x, (x.shape[1],))
+    bias = check_param("group_norm", "bias", bias, x, (x.shape[1],))
+    x, (weight, bias), half = in_float32_if_half(x, weight, bias)
+    impl = resolve_impl(impl)
+    if x._data.size == 0:  # nothing to normalize: the parameters' gradients are zeros
+        y = affine(x, weight, bias, _channel_shape(x))
+    elif impl == "composite":
+        y = group_norm_forward(x, weight, bias, int(num_groups), eps)[0]
+    else:
+        y = GroupNormFunction.apply(x, weight, bias, int(num_groups), float(eps), impl == "fused")
+    return y if half is None else y.to(half)

@@ -1,0 +1,144 @@
+"""Root-mean-square normalization, top to bottom: the reference forward and its backward
+as named gradient steps (the symbols of ``docs/rmsnorm-by-hand.md``), the autograd
+Function, and the public ``rms_norm``.
+
+    ms = mean(x^2)        rstd = (ms + eps)^-1/2        xhat = x * rstd        y = xhat * weight
+
+No mean is subtracted, so there is nothing to cancel: one pass gives the statistic. The
+implementations are those of LayerNorm (see ``layer_norm.py``); the kernels are in
+``minigrad/kernels/rms_norm.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.nn.norms.common import (
+    affine,
+    check_input,
+    check_param,
+    check_trailing,
+    count,
+    data,
+    in_float32_if_half,
+    keep_needed,
+    mean_over,
+    normalized_shape_tuple,
+    resolve_impl,
+    rsqrt,
+    sum_out,
+    sum_over,
+)
+from minigrad.tensor import Tensor
+
+__all__ = ["RMSNormFunction", "rms_norm", "rms_norm_backward", "rms_norm_forward"]
+
+
+def _rstd(x, axes: tuple, eps: float):
+    """``rstd = (mean(x^2) + eps)^-1/2`` (an array or a Tensor)."""
+    return rsqrt(mean_over(x * x, axes) + eps)
+
+
+def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
+    """``(y, None, rstd)`` over the last ``normalized_ndim`` axes (there is no mean)."""
+    axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
+    rstd = _rstd(x, axes, eps)
+    return affine(x * rstd, weight, None), None, rstd
+
+
+def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
+    """``(g_x, g_weight, None)`` for ``rms_norm_forward`` (``mean`` is unused: None).
+
+    The chain::
+
+        xhat = x * rstd           g_rstd = sum(g_xhat * x)
+        rstd = (ms + eps)^-1/2    g_ms   = g_rstd * (-1/2) * rstd^3
+        ms   = mean(x^2)          g_x    = g_xhat * rstd + g_ms * 2 x / n
+    """
+    axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
+    batch_axes = tuple(range(x.ndim - normalized_ndim))
+    g_weight = None if weight is None else sum_out(dy * (x * rstd), batch_axes)
+    if not need_dx:
+        return None, g_weight, None
+    g_xhat = dy if weight is None else dy * weight
+    g_rstd = sum_over(g_xhat * x, axes)
+    g_ms = g_rstd * (-0.5) * rstd**3
+    g_x = g_xhat * rstd + g_ms * (2.0 / count(x.shape, axes)) * x
+    return g_x, g_weight, None
+
+
+def _kernels():
+    from minigrad.kernels import rms_norm  # imported on first use: it imports numba
+
+    return rms_norm
+
+
+class RMSNormFunction(Function):
+    """``rms_norm`` on arrays: the reference lines above, or the fused kernels."""
+
+    @staticmethod
+    def forward(ctx, x, weight, normalized_ndim, eps, fused):
+        run = _kernels().forward if fused else rms_norm_forward
+        y, _, rstd = run(x._data, data(weight), normalized_ndim, eps)
+        ctx.save_for_backward(x, weight, rstd)
+        ctx.normalized_ndim, ctx.eps, ctx.fused = normalized_ndim, eps, fused
+        return y
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, rstd = ctx.saved_tensors
+        nd, need_dx = ctx.normalized_ndim, ctx.needs_input_grad[0]
+        if is_grad_enabled():  # create_graph: the same lines on Tensors, rstd from x
+            rstd = _rstd(x, tuple(range(x.ndim - nd, x.ndim)), ctx.eps)
+            g_x, g_weight, _ = rms_norm_backward(dy, x, weight, None, rstd, nd, need_dx)
+        else:
+            run = _kernels().backward if ctx.fused else rms_norm_backward
+            g_x, g_weight, _ = run(dy._data, x._data, data(weight), None, rstd, nd, need_dx)
+        return keep_needed(ctx, g_x, g_weight) + (None, None, None)
+
+
+def rms_norm(
+    input: Tensor,  # noqa: A002
+    normalized_shape,
+    weight: Tensor | None = None,
+    eps: float | None = None,
+    *,
+    impl: str | None = None,
+) -> Tensor:
+    """Root-mean-square normalization over the trailing ``normalized_shape`` dims.
+
+        y = x / sqrt(mean(x^2) + eps) * weight
+
+    A float16 input is computed in float32 and rounded once, as in PyTorch.
+
+    Args:
+        input: ``[*, *normalized_shape]``.
+        normalized_shape: an int or a tuple: the trailing dims to normalize over.
+        weight: optional, of shape ``normalized_shape`` and the input's dtype.
+        eps: added to the mean square; ``None`` means the machine epsilon of the dtype
+            the norm computes in (``np.finfo(dtype).eps``; float32's for a float16
+            input), as in PyTorch.
+        impl: ``"fused"``, ``"reference"`` or ``"composite"`` (a minigrad extension).
+
+    Shape: output = input's shape and dtype.
+
+    Example::
+
+        >>> F.rms_norm(mg.randn(4, 16), 16).shape
+        (4, 16)
+    """
+    x = check_input("rms_norm", input)
+    shape = normalized_shape_tuple("rms_norm", normalized_shape)
+    check_trailing("rms_norm", x, shape)
+    weight = check_param("rms_norm", "weight", weight, x, shape)
+    x, (weight,), half = in_float32_if_half(x, weight)
+    eps = float(np.finfo(x._data.dtype).eps) if eps is None else float(eps)
+    impl = resolve_impl(impl)
+    if impl == "composite":
+        y = rms_norm_forward(x, weight, len(shape), eps)[0]
+    else:
+        fused = impl == "fused" and x._data.size > 0
+        y = RMSNormFunction.apply(x, weight, len(shape), eps, fused)
+    return y if half is None else y.to(half)
