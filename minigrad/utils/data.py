@@ -9,7 +9,7 @@ each batch with ``collate_fn`` (``default_collate`` unless given):
 - Python ints become an int64 tensor, floats a float64 tensor, bools a bool tensor
   (PyTorch's types);
 - a dict gives a dict of collated fields; a tuple or a list a list of collated fields
-  (a named tuple stays a named tuple); strings stay a list.
+  (a named tuple stays a named tuple); strings are left as they come.
 
 Loading happens in the calling process. ``num_workers > 0`` is accepted with a warning
 and loads in the calling process too: the batches are the same, only not prefetched.
@@ -252,15 +252,15 @@ def default_collate(batch):
     if isinstance(elem, float):
         return Tensor._make(np.array(batch, dtype=np.float64), False, None)
     if isinstance(elem, (str, bytes)):
-        return list(batch)
+        return batch
     if isinstance(elem, Mapping):
         return {k: default_collate([b[k] for b in batch]) for k in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple
-        return type(elem)(*(default_collate(list(f)) for f in zip(*batch)))
+        return type(elem)(*(default_collate(f) for f in zip(*batch)))
     if isinstance(elem, Sequence):
         if any(len(b) != len(elem) for b in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(f)) for f in zip(*batch)]
+        return [default_collate(f) for f in zip(*batch)]
     raise TypeError(
         "default_collate: batch must contain tensors, NumPy arrays, numbers, dicts or "
         f"lists; found {type(elem).__name__}"
