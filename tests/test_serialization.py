@@ -5,6 +5,7 @@ import io
 import math
 import os
 import pickle
+import zipfile
 from collections import OrderedDict
 
 import numpy as np
@@ -14,7 +15,7 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 import minigrad.optim as optim
-from minigrad.serialization import MANIFEST_KEY, CheckpointError
+from minigrad.serialization import MANIFEST_KEY, MAX_DEPTH, CheckpointError
 
 
 def _roundtrip(obj, tmp_path):
@@ -306,3 +307,253 @@ def test_bad_manifest_is_reported(tmp_path):
     np.savez(path, **{MANIFEST_KEY: np.frombuffer(manifest, dtype=np.uint8)})
     with pytest.raises(CheckpointError, match="missing array entry 'a9'"):
         mg.load(path)
+
+
+# ---------------------------------------------------------------------- crafted files
+def _npz_with_manifest(path, root, **arrays):
+    """A file laid out like ours, with a hand-written manifest (as an attacker would)."""
+    import json
+
+    text = json.dumps({"format": "minigrad-checkpoint", "version": 1, "root": root})
+    arrays[MANIFEST_KEY] = np.frombuffer(text.encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+
+
+def test_deeply_nested_manifest_is_refused_without_recursion_error(tmp_path):
+    path = tmp_path / "deep.npz"
+    for depth in (150, 1000, 5000):  # past MAX_DEPTH; past the JSON parser's recursion limit
+        text = '{"format": "minigrad-checkpoint", "version": 1, "root": '
+        text += '{"t": "list", "v": [' * depth + '{"t": "none"}' + "]}" * depth + "}"
+        np.savez(path, **{MANIFEST_KEY: np.frombuffer(text.encode(), dtype=np.uint8)})
+        with pytest.raises(CheckpointError, match="nested") as err:
+            mg.load(path)
+        assert str(path) in str(err.value)
+
+
+def test_save_refuses_what_load_would_refuse(tmp_path):
+    deep = []
+    for _ in range(MAX_DEPTH + 1):
+        deep = [deep]
+    with pytest.raises(ValueError, match=f"nested more than {MAX_DEPTH}"):
+        mg.save(deep, tmp_path / "deep.npz")
+    ok = []
+    for _ in range(MAX_DEPTH - 1):
+        ok = [ok]
+    assert _roundtrip(ok, tmp_path) == ok
+    with pytest.raises(ValueError, match="more than 100 digits"):
+        mg.save({"n": 10**100}, tmp_path / "big.npz")
+    assert _roundtrip({"n": -(10**99)}, tmp_path)["n"] == -(10**99)
+
+
+def test_huge_integer_in_the_manifest_is_a_checkpoint_error(tmp_path):
+    path = tmp_path / "int.npz"
+    manifest = '{"format": "minigrad-checkpoint", "version": 1, "root": {"t": "int", "v": '
+    manifest += "9" * 5000 + "}}"
+    np.savez(path, **{MANIFEST_KEY: np.frombuffer(manifest.encode(), dtype=np.uint8)})
+    with pytest.raises(CheckpointError, match="integer of 5000 digits"):
+        mg.load(path)
+
+
+def _npy_header(shape, dtype="<f8") -> bytes:
+    """The bytes of a .npy header (magic included) declaring ``shape`` and ``dtype``."""
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buf, {"descr": dtype, "fortran_order": False, "shape": shape}
+    )
+    return buf.getvalue()
+
+
+def test_declared_size_beyond_the_file_is_refused_before_allocating(tmp_path, monkeypatch):
+    header = _npy_header((100_000_000_000,))
+    allocations = []
+    real_empty = np.empty
+
+    def watch(shape, *args, **kwargs):
+        allocations.append(shape)
+        return real_empty(shape, *args, **kwargs)
+
+    monkeypatch.setattr(np, "empty", watch)
+    # a bare .npy of 144 bytes declaring 745 GiB
+    npy = tmp_path / "huge.npy"
+    npy.write_bytes(header)
+    assert len(header) < 200
+    with pytest.raises(CheckpointError, match="declares a .100000000000. float64 array"):
+        mg.load(npy)
+    # the same member inside an npz, referenced by a manifest
+    path = tmp_path / "huge.npz"
+    mg.save({"w": np.zeros(1)}, path)
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["a0.npy"] = header
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    with pytest.raises(CheckpointError, match="745|declares") as err:
+        mg.load(path)
+    assert "'a0'" in str(err.value)
+    assert all(np.prod(s) < 10**6 for s in allocations), allocations
+
+
+def test_zip_entry_declaring_more_than_the_file_holds(tmp_path):
+    path = tmp_path / "ckpt.npz"
+    mg.save({"w": np.arange(100.0)}, path)
+    data = bytearray(path.read_bytes())
+    # the central directory's uncompressed size of the first member, made enormous
+    cd = data.find(b"PK\x01\x02")
+    data[cd + 24 : cd + 28] = (2**32 - 1).to_bytes(4, "little")
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="more than the file holds|truncated or corrupt"):
+        mg.load(path)
+
+
+def test_members_that_are_not_npy_data_are_refused(tmp_path):
+    path = tmp_path / "odd.npz"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("a.npy", _npy_header((2,)) + bytes(16))
+        z.writestr("notes.txt", b"hello")
+    with pytest.raises(CheckpointError, match="entry 'notes.txt' is not .npy data"):
+        mg.load(path)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("a0.npy", b"just some bytes, no npy header")
+    with pytest.raises(CheckpointError, match=r"truncated or corrupt checkpoint, entry 'a0'"):
+        mg.load(path)
+
+
+def test_an_array_referenced_twice_is_refused(tmp_path):
+    # 4,000 references to one 1 MiB entry would decode 4 GiB from a tiny manifest
+    path = tmp_path / "repeat.npz"
+    ref = {"t": "array", "k": "a0"}
+    _npz_with_manifest(path, {"t": "list", "v": [ref] * 4000}, a0=np.zeros(2**17))
+    with pytest.raises(CheckpointError, match="'a0' is referenced more than once"):
+        mg.load(path)
+
+
+def test_failed_loads_raise_only_checkpoint_errors(tmp_path):
+    """Random damage to a real checkpoint: every failure is a CheckpointError."""
+    path = tmp_path / "ckpt.npz"
+    model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 2))
+    mg.save({"model": model.state_dict(), "step": 3, "cfg": {"lr": 0.1}}, path)
+    data = path.read_bytes()
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        damaged = bytearray(data)
+        for i in rng.integers(0, len(data), size=rng.integers(1, 4)):
+            damaged[i] = rng.integers(0, 256)
+        path.write_bytes(bytes(damaged))
+        try:
+            mg.load(path)
+        except CheckpointError:
+            pass
+
+
+# ---------------------------------------------------------------------- stale temporaries
+def test_stale_temporaries_of_the_same_target_are_removed_on_the_next_save(tmp_path):
+    import subprocess
+    import sys
+
+    target = tmp_path / "ckpt.npz"
+    # a save killed mid-write: its process is gone, its temporary stays behind
+    code = (
+        "import os, sys; open(sys.argv[1] + f'/.ckpt.npz.{os.getpid()}-x1.tmp', 'wb').write(b'PK')"
+    )
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True)
+    (stale,) = tmp_path.glob(".ckpt.npz.*.tmp")
+    alive = tmp_path / f".ckpt.npz.{os.getppid()}-x2.tmp"  # a process that is still running
+    alive.write_bytes(b"PK")
+    other = tmp_path / ".other.npz.1-x3.tmp"  # another target's: not ours to touch
+    other.write_bytes(b"PK")
+    mg.save({"v": 1}, target)
+    assert not stale.exists()
+    assert alive.exists() and other.exists()
+    assert mg.load(target) == {"v": 1}
+
+
+# ---------------------------------------------------------------------- PyTorch's calls
+def test_load_accepts_map_location_and_weights_only(tmp_path):
+    path = tmp_path / "ckpt.npz"
+    mg.save({"w": np.arange(3.0)}, path)
+    for kwargs in (
+        {"map_location": "cpu"},
+        {"map_location": "cuda:0"},  # everything is on the CPU: a CUDA location is fine
+        {"map_location": {"cuda:0": "cpu"}},
+        {"map_location": lambda storage, loc: storage},
+        {"weights_only": True},
+        {"weights_only": False},  # does not turn unpickling on
+        {"map_location": "cpu", "weights_only": True, "mmap": True},
+    ):
+        np.testing.assert_array_equal(mg.load(path, **kwargs)["w"], np.arange(3.0))
+    with pytest.raises(TypeError, match="map_location must be"):
+        mg.load(path, map_location=3)
+    with pytest.raises(TypeError, match="weights_only must be a bool"):
+        mg.load(path, weights_only="yes")
+    pickled = tmp_path / "p.pt"
+    pickled.write_bytes(pickle.dumps({"w": 1}))
+    with pytest.raises(CheckpointError, match="pickle"):
+        mg.load(pickled, weights_only=False)
+
+
+def test_a_pytorch_style_training_checkpoint_round_trips(tmp_path):
+    """The checkpoint code of a GPT training script, with only its imports changed."""
+    torch = mg  # noqa: F841 (the script below reads as it would against torch)
+
+    def build():
+        mg.manual_seed(0)
+        model = nn.Sequential(nn.Embedding(10, 8), nn.LayerNorm(8), nn.Linear(8, 10))
+        return model, optim.AdamW(model.parameters(), lr=0.01, weight_decay=0.1)
+
+    def step(model, opt, seed):
+        rng = np.random.default_rng(seed)
+        x = mg.tensor(rng.integers(0, 10, size=(4, 5)))
+        y = mg.tensor(rng.integers(0, 10, size=(4 * 5,)))
+        loss = F.cross_entropy(model(x).reshape(-1, 10), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+
+    model, opt = build()
+    loss = step(model, opt, 1)
+    checkpoint = {
+        "model": model.state_dict(),
+        "optimizer": opt.state_dict(),
+        "model_args": {"n_layer": 1, "bias": True, "dropout": 0.0},
+        "iter_num": 1,
+        "best_val_loss": loss.detach(),
+        "config": {"learning_rate": 0.01, "betas": (0.9, 0.95)},
+    }
+    mg.save(checkpoint, tmp_path / "ckpt.pt")
+    expected = [step(model, opt, s).item() for s in (2, 3)]
+
+    ckpt = mg.load(tmp_path / "ckpt.pt", map_location="cpu", weights_only=True)
+    model2, opt2 = build()
+    state_dict = ckpt["model"]
+    unwanted_prefix = "_orig_mod."
+    for k, _v in list(state_dict.items()):
+        if k.startswith(unwanted_prefix):
+            state_dict[k[len(unwanted_prefix) :]] = state_dict.pop(k)
+    model2.load_state_dict(state_dict)
+    opt2.load_state_dict(ckpt["optimizer"])
+    assert ckpt["iter_num"] == 1 and ckpt["config"]["betas"] == (0.9, 0.95)
+    assert isinstance(ckpt["best_val_loss"], mg.Tensor)
+    assert float(ckpt["best_val_loss"]) == loss.item()
+    assert [step(model2, opt2, s).item() for s in (2, 3)] == expected
+
+
+# ---------------------------------------------------------------------- read-only targets
+def test_load_state_dict_into_read_only_arrays_names_the_key_and_changes_nothing(tmp_path):
+    weights = np.lib.format.open_memmap(
+        tmp_path / "emb.npy", mode="w+", dtype=np.float32, shape=(5, 3)
+    )
+    weights[:] = 1.0
+    weights.flush()
+    del weights
+    frozen = np.load(tmp_path / "emb.npy", mmap_mode="r")  # read-only memory map
+    model = nn.Sequential(nn.Linear(3, 3), nn.Embedding.from_pretrained(frozen))
+    if model[1].weight.numpy().flags.writeable:
+        pytest.skip("from_pretrained copied the array (nothing read-only to test)")
+    before = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+    new = {k: np.full(v.shape, 7.0, dtype=np.float32) for k, v in before.items()}
+    with pytest.raises(RuntimeError, match='"1.weight", its array is read-only'):
+        model.load_state_dict(new)
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), before[k], err_msg=k)  # 0.* unchanged too

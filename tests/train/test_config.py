@@ -51,3 +51,22 @@ def test_config_file_must_exist_and_have_a_known_suffix(tmp_path):
     other.write_text("a: 1", encoding="utf-8")
     with pytest.raises(ConfigError, match=".toml or .json"):
         load_config_file(other)
+
+
+@pytest.mark.parametrize("field", ["lr", "weight_decay", "grad_clip", "dropout", "min_lr_ratio"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_non_finite_hyper_parameters_are_refused(field, value):
+    with pytest.raises(ConfigError, match=f"{field} must be a finite number, got {value}"):
+        TrainConfig(**{field: value}).validate()
+
+
+def test_a_text_file_with_another_task_is_a_contradiction():
+    with pytest.raises(ConfigError, match="read only by the text task, not by 'reverse'"):
+        TrainConfig(task="reverse", text="book.txt").validate()
+
+
+def test_a_config_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_bytes(b"# \xff\xfe\nsteps = 3\n")
+    with pytest.raises(ConfigError, match="not valid UTF-8"):
+        load_config_file(path)

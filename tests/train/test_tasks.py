@@ -88,3 +88,21 @@ def test_text_task_refuses_a_file_too_short_for_the_context(tmp_path):
     path.write_text("abc" * 20, encoding="utf-8")
     with pytest.raises(TaskError, match="needs at least"):
         TextTask(path, seq_len=64, seed=0)
+
+
+@pytest.mark.parametrize("length", [1, 3, 18, 19, 40])
+def test_add_is_right_at_any_length_without_int64_overflow(length):
+    task = make_task("add", length, seed=0)
+    for seq in task.draw(np.random.default_rng(length), 20):
+        a = int("".join(map(str, seq[:length])))
+        b = int("".join(map(str, seq[length + 1 : 2 * length + 1])))
+        assert task.decode_answer(seq[task.prompt_len :]) == str(a + b)  # Python ints
+
+
+def test_planned_sizes_match_the_built_task():
+    from minigrad.train.tasks import planned_sizes
+
+    for name in ("reverse", "sort", "copy", "add"):
+        task = make_task(name, 5, seed=0)
+        assert planned_sizes(name, 5) == (task.seq_len, task.vocab_size), name
+    assert planned_sizes("text", 5) is None

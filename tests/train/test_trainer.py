@@ -82,3 +82,64 @@ def test_text_task_reports_bits_per_char_and_samples(tmp_path):
     sample = trainer.sample_text("abc", 30, temperature=0.5)
     assert sample.startswith("abc") and len(sample) == 33
     assert set(sample) <= set("abcd ")
+
+
+def test_a_non_finite_loss_stops_before_the_step_and_nothing_bad_is_saved(tmp_path):
+    from minigrad.train.trainer import TrainingDiverged
+
+    trainer = Trainer(TrainConfig(steps=10, **dict(SMALL, warmup_steps=0)))
+    trainer.train_step()
+    trainer.save(tmp_path / "good.npz")
+    before = {k: v.numpy().copy() for k, v in trainer.model.state_dict().items()}
+    with mg.no_grad():
+        trainer.model.head.bias.fill_(float("nan"))  # any NaN reaching the loss
+    before["head.bias"] = trainer.model.head.bias.numpy().copy()
+    with pytest.raises(TrainingDiverged, match="training loss became nan at step 2"):
+        trainer.train_step()
+    assert trainer.step == 1  # the step was not taken: no update, no schedule step
+    for k, v in trainer.model.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), before[k], err_msg=k)
+    with pytest.raises(TrainingDiverged, match="parameter head.bias"):
+        trainer.save(tmp_path / "good.npz")
+    assert mg.load(tmp_path / "good.npz")["step"] == 1  # the good checkpoint is kept
+
+
+def test_a_configuration_that_cannot_fit_says_how_much_before_allocating(monkeypatch):
+    from minigrad.train import trainer as trainer_module
+
+    monkeypatch.setattr(trainer_module, "available_memory", lambda: 2**30)
+    with pytest.raises(ConfigError, match=r"needs at least .* GiB of memory .* than the 1.0 GiB"):
+        Trainer(TrainConfig(**dict(SMALL, d_model=8192, n_heads=2, d_ff=8192)))
+    Trainer(TrainConfig(steps=30, **SMALL))  # the small one fits in 1 GiB
+
+
+def test_memory_estimate_is_a_lower_bound_of_the_parameters():
+    from minigrad.train.trainer import estimate_memory
+
+    trainer = Trainer(TrainConfig(steps=30, **SMALL))
+    n_params = sum(p.numpy().size for p in trainer.model.parameters())
+    need = estimate_memory(trainer.config, trainer.task.vocab_size, trainer.task.seq_len)
+    assert need["parameters"] == 16 * n_params  # weights, grads, two AdamW moments
+
+
+def test_a_text_model_runs_from_its_checkpoint_without_the_file(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("abcab cabba " * 80, encoding="utf-8")
+    config = TrainConfig(task="text", text=str(text), length=8, n_layers=1, d_model=16,
+                         n_heads=2, d_ff=32, steps=2, warmup_steps=0, batch_size=4)  # fmt: skip
+    trainer = Trainer(config)
+    trainer.train_step()
+    trainer.save(tmp_path / "ckpt.npz")
+    text.unlink()
+    runner = Trainer.from_checkpoint(tmp_path / "ckpt.npz", model_only=True)
+    assert runner.task.itos == trainer.task.itos
+    assert runner.sample_text("ab", 5, temperature=0.0) == trainer.sample_text("ab", 5, 0.0)
+
+
+def test_attention_example_is_causal_rows_of_weights():
+    trainer = Trainer(TrainConfig(steps=30, **SMALL))
+    weights, tokens = trainer.attention_example()
+    T = trainer.task.seq_len
+    assert weights.shape == (2, T, T) and len(tokens) == T
+    np.testing.assert_allclose(weights.sum(-1), 1.0, rtol=1e-5)
+    assert np.all(np.triu(weights, 1) == 0)  # no query reads a later key
