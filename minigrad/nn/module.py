@@ -447,6 +447,8 @@ class Module:
         - dtypes: values are cast to the target's dtype, but only within reason: floats
           and integers may fill a floating tensor, integers an integer buffer; other
           kinds (a float into ``num_batches_tracked``, strings, objects) are errors.
+        - writeability: a target whose array is read-only (a parameter over a read-only
+          memory map) is an error named by its key, before any other key is written.
 
         Values may be anything ``numpy.asarray`` accepts (arrays, Tensors, lists, and
         PyTorch tensors). Parameters keep their identity (the data is copied in place),
@@ -482,6 +484,11 @@ class Module:
             if key not in state_dict:
                 continue
             value, problem = _convert_value(key, state_dict[key], target)
+            if problem is None and not target._data.flags.writeable:
+                problem = (
+                    f'While copying the parameter named "{key}", its array is read-only '
+                    "(e.g. a read-only memory map); give the module a writeable copy first."
+                )
             if problem is not None:
                 errors.append(problem)
                 continue
