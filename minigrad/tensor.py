@@ -56,7 +56,9 @@ def _array_from(data, dtype=None) -> np.ndarray:
             arr = np.array(data, dtype=dtype)
         except (ValueError, OverflowError) as e:
             raise ValueError(_sequence_problem(data) or f"tensor: {e}") from None
-        if arr.dtype.kind == "O" or (dtype is None and arr.dtype == np.uint64):
+        big = arr.dtype.kind == "f" and bool(np.any(np.abs(arr) >= 2.0**63))
+        if arr.dtype.kind == "O" or (dtype is None and arr.dtype == np.uint64) or big:
+            # an int beyond int64 may have made NumPy pick object, uint64 or float64
             problem = _sequence_problem(data)
             if problem:
                 raise ValueError(problem)

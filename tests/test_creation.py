@@ -181,3 +181,100 @@ def test_manual_seed_rejects_bad_seeds():
         mg.manual_seed(1.5)
     with pytest.raises(ValueError, match="PCG64"):
         mg.set_rng_state({"bit_generator": "MT19937"})
+
+
+# ---------------------------------------------------------------- PyTorch's calling forms
+def test_randint_high_size_form_samples_from_zero_to_high(torch):
+    # nanoGPT's get_batch: torch.randint(len(data) - block_size, (batch_size,))
+    r = mg.randint(10, (1000,))
+    assert r.shape == (1000,) and r.dtype == mg.int64
+    assert r.numpy().min() == 0 and r.numpy().max() == 9
+    assert tuple(torch.randint(10, (3,)).shape) == mg.randint(10, (3,)).shape
+    assert mg.randint(2, 5, (2, 3)).shape == (2, 3) and mg.randint(4, size=(5,)).shape == (5,)
+    assert mg.randint(3, ()).shape == ()
+    with pytest.raises(ValueError, match=r"expects low < high.*got low=5, high=5"):
+        mg.randint(5, 5, (2,))
+    with pytest.raises(ValueError, match=r"expects low < high.*got low=0, high=0"):
+        mg.randint(0, (2,))
+    with pytest.raises(TypeError, match="randint: missing the size argument"):
+        mg.randint(3, 5)
+
+
+def test_generator_streams_are_independent_and_reproducible():
+    g = mg.Generator()
+    assert g.manual_seed(3) is g and g.initial_seed() == 3
+    a = mg.randn(4, generator=g)
+    b = mg.rand(2, generator=mg.Generator().manual_seed(3))
+    mg.manual_seed(0)
+    d0 = mg.randn(3)
+    mg.manual_seed(0)
+    g2 = mg.Generator().manual_seed(3)
+    np.testing.assert_array_equal(mg.randn(4, generator=g2).numpy(), a.numpy())
+    np.testing.assert_array_equal(mg.randn(3).numpy(), d0.numpy())  # default stream untouched
+    assert b.shape == (2,)
+    for make in (
+        lambda gen: mg.randint(0, 100, (5,), generator=gen),
+        lambda gen: mg.randperm(8, generator=gen),
+        lambda gen: mg.zeros(5).uniform_(generator=gen),
+        lambda gen: mg.zeros(5).normal_(generator=gen),
+        lambda gen: mg.randn_like(mg.zeros(5), generator=gen),
+    ):
+        x = make(mg.Generator().manual_seed(11)).numpy()
+        y = make(mg.Generator().manual_seed(11)).numpy()
+        np.testing.assert_array_equal(x, y)
+    state = g.get_state()
+    first = mg.randn(3, generator=g)
+    g.set_state(state)
+    np.testing.assert_array_equal(mg.randn(3, generator=g).numpy(), first.numpy())
+    with pytest.raises(TypeError, match="generator: expected a minigrad.Generator"):
+        mg.randn(2, generator=42)
+    with pytest.raises(ValueError, match="Generator.manual_seed: seed must be a non-negative int"):
+        g.manual_seed(-1)
+
+
+def test_nn_init_takes_a_generator():
+    a = mg.nn.init.normal_(mg.zeros(4), generator=mg.Generator().manual_seed(2))
+    b = mg.nn.init.normal_(mg.zeros(4), generator=mg.Generator().manual_seed(2))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_new_like_and_eye_factories(torch):
+    x = mg.ones(2, 3, dtype=mg.float64)
+    for name in ("empty_like", "rand_like", "randn_like"):
+        y = getattr(mg, name)(x)
+        assert y.shape == (2, 3) and y.dtype == mg.float64
+    assert mg.randint_like(x, 4).shape == (2, 3) and mg.randint_like(x, 4).numpy().max() < 4
+    np.testing.assert_array_equal(mg.eye(3, 2).numpy(), torch.eye(3, 2).numpy())
+    assert mg.as_tensor(np.zeros(2), device="cpu").dtype == mg.float64
+
+
+# ---------------------------------------------------------------- mg.tensor's messages
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ([[1, 2], [3]], r"expected sequence of length 2 at dim 1 \(got 1\)"),
+        ([[[1], [2]], [[3], []]], r"expected sequence of length 1 at dim 2 \(got 0\)"),
+        ([1, [3]], "expected a sequence at dim 1 but got int 1"),
+        (2**70, r"the value 1180591620717411303424 overflows int64"),
+        ([1, 2**63], "the value 9223372036854775808 overflows int64"),
+        ([[1, -(2**64)]], "overflows int64"),
+    ],
+)
+def test_tensor_from_bad_lists_says_what_is_wrong(data, message, torch):
+    with pytest.raises(ValueError, match=message):
+        mg.tensor(data)
+    with pytest.raises((ValueError, TypeError, RuntimeError)):
+        torch.tensor(data)  # PyTorch refuses them too
+
+
+def test_tensor_from_a_list_of_0d_tensors(torch):
+    parts = [mg.tensor(1.5), mg.tensor(2.0)]
+    t = mg.tensor(parts)
+    assert t.tolist() == [1.5, 2.0] and t.dtype == mg.float32
+    assert mg.tensor([mg.tensor(1.0, dtype=mg.float64)]).dtype == mg.float64
+    assert torch.tensor([torch.tensor(1.0, dtype=torch.float64)]).dtype == torch.float64
+    assert mg.tensor([[mg.tensor(1), 2], [3, mg.tensor(4)]]).tolist() == [[1, 2], [3, 4]]
+    with pytest.raises(ValueError, match=r"only one-element tensors.*shape \[2\].*mg.stack"):
+        mg.tensor([mg.ones(2), mg.ones(2)])
+    with pytest.raises(ValueError, match="only one element tensors"):
+        torch.tensor([torch.ones(2), torch.ones(2)])
