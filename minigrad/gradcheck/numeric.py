@@ -296,13 +296,14 @@ class Stencil:
         output's own size, and how far the rounding of the inputs carries into it (an
         output near zero computed from inputs of size 1, as in ``x - mean(x)``, rounds
         like a number of size 1)."""
-        with np.errstate(invalid="ignore", over="ignore"):
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             slopes = np.nan_to_num(np.abs(self.central[rows]), nan=0.0, posinf=0.0)
             carried = slopes @ np.abs(self.work.reshape(-1).astype(np.float64))
             values = np.nan_to_num(np.abs(self.base[rows]), nan=0.0, posinf=0.0)
             scale = values + np.nan_to_num(carried, posinf=np.finfo(float).max)
-        unit = 0.5 * noise_eps * scale
-        return unit[:, None] / self.h[None, :]
+            # The spacing of numbers in [2^e, 2^(e+1)) is eps * 2^e.
+            spacing = noise_eps * np.exp2(np.floor(np.log2(scale)))
+        return 0.5 * spacing[:, None] / self.h[None, :]
 
 
 def needs_refinement(diffs: Differences, analytical, atol: float, rtol: float) -> np.ndarray:
