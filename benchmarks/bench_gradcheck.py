@@ -2,17 +2,16 @@
 
 Cases (issue 7): LayerNorm with weight and bias on a [16, 64] input, full check; and on
 [256, 256] in fast mode (random directions instead of every element). Both libraries
-check the same composite LayerNorm in float64, interleaved.
+check the same composite LayerNorm (built from elementwise operations) in float64, on
+the same seeded inputs, each in its own process (``harness.py``).
 
-    python benchmarks/bench_gradcheck.py
+    python benchmarks/bench_gradcheck.py [--rounds 3] [--samples 5]
 """
 
 from __future__ import annotations
 
 import numpy as np
-from _timing import fmt_time, interleaved, try_import_torch
-
-import minigrad as mg
+from harness import Case, main
 
 
 def layer_norm(x, w, b):
@@ -21,29 +20,25 @@ def layer_norm(x, w, b):
     return xc * ((xc * xc).mean(-1, keepdim=True) + 1e-5).rsqrt() * w + b
 
 
-def main() -> None:
-    torch = try_import_torch()
+def check(lib: str, shape, fast: bool):
     rng = np.random.default_rng(0)
-    for shape, fast in (((16, 64), False), ((256, 256), True)):
-        arrays = [
-            rng.standard_normal(shape),
-            rng.standard_normal(shape[-1]),
-            rng.standard_normal(shape[-1]),
-        ]
-        xs = [mg.tensor(a, requires_grad=True) for a in arrays]
-        fns = {"minigrad": lambda xs=xs, fast=fast: mg.gradcheck(layer_norm, xs, fast_mode=fast)}
-        if torch is not None:
-            ts = [torch.tensor(a, requires_grad=True) for a in arrays]
-            fns["torch"] = lambda ts=ts, fast=fast: torch.autograd.gradcheck(
-                layer_norm, ts, fast_mode=fast
-            )
-        times = interleaved(fns, repeats=5, warmup=1)
-        mode = "fast mode" if fast else "full"
-        line = f"LayerNorm {list(shape)} + weight + bias, {mode}: minigrad {fmt_time(times['minigrad'])}"
-        if "torch" in times:
-            line += f", torch {fmt_time(times['torch'])}, ratio {times['minigrad'] / times['torch']:.2f}x"
-        print(line)
+    arrays = [rng.standard_normal(shape), rng.standard_normal(shape[-1])]
+    arrays.append(rng.standard_normal(shape[-1]))
+    if lib == "minigrad":
+        import minigrad as mg
 
+        xs = [mg.tensor(a, requires_grad=True) for a in arrays]
+        return lambda: mg.gradcheck(layer_norm, xs, fast_mode=fast)
+    import torch
+
+    ts = [torch.tensor(a, requires_grad=True) for a in arrays]
+    return lambda: torch.autograd.gradcheck(layer_norm, ts, fast_mode=fast)
+
+
+CASES = [
+    Case("LayerNorm [16, 64] + weight + bias, full", check, shape=(16, 64), fast=False),
+    Case("LayerNorm [256, 256] + weight + bias, fast mode", check, shape=(256, 256), fast=True),
+]
 
 if __name__ == "__main__":
-    main()
+    main(CASES, title="gradcheck: minigrad vs torch.autograd.gradcheck, separate processes")
