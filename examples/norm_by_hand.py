@@ -1,9 +1,10 @@
 """LayerNorm by hand: one row of four numbers, every step of the forward and the backward.
 
 The symbols are those of docs/normalization.md and minigrad/nn/norms/reference.py. The
-script computes each intermediate with NumPy, prints it, checks the result against the
-reference implementation, and finally lets the teaching utility compare the three
-implementations with finite differences.
+script computes each intermediate with NumPy, prints it at the precision of
+docs/layernorm-by-hand.md (6 decimals; every number of that page's worked blocks is
+printed here), checks the result against the reference implementation, and finally lets
+the teaching utility compare the three implementations with finite differences.
 
     python examples/norm_by_hand.py
 """
@@ -14,8 +15,6 @@ import minigrad as mg
 import minigrad.nn.functional as F
 from minigrad.nn.norms import compare_implementations, reference
 
-np.set_printoptions(precision=5, suppress=True)
-
 x = np.array([[1.0, 2.0, 4.0, 9.0]])  # one example, 4 features
 weight = np.array([1.0, 0.5, 2.0, -1.0])
 bias = np.array([0.0, 0.1, 0.2, 0.3])
@@ -24,8 +23,16 @@ eps = 1e-5
 n = x.shape[1]
 
 
-def show(name: str, value, note: str = "") -> None:
-    print(f"  {name:<8} = {np.asarray(value)!s:<44} {note}")
+def fmt(value, decimals: int = 6) -> str:
+    """At the page's precision: 6 decimals, trailing zeros dropped; a row as [a, b, ...]."""
+    value = np.asarray(value, dtype=np.float64).reshape(-1)
+    value = np.where(np.abs(value) < 10.0 ** -(decimals + 1), 0.0, value)  # no "-0"
+    texts = [f"{v:.{decimals}f}".rstrip("0").rstrip(".") for v in value]
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
+
+
+def show(name: str, value, note: str = "", decimals: int = 6) -> None:
+    print(f"  {name:<8} = {fmt(value, decimals):<44} {note}")
 
 
 print("forward")
@@ -52,8 +59,11 @@ g_xhat = dy * weight
 show("g_xhat", g_xhat, "dy * weight")
 g_rstd = (g_xhat * xmu).sum(axis=1, keepdims=True)
 show("g_rstd", g_rstd, "sum(g_xhat * xmu)")
+show("rstd^3", rstd**3, "(7 decimals, as on the page)", decimals=7)
 g_var = g_rstd * (-0.5) * rstd**3
 show("g_var", g_var, "g_rstd * (-1/2) * rstd^3")
+show("direct", g_xhat * rstd, "g_xhat * rstd        (xhat uses xmu)")
+show("via var", g_var * 2.0 * xmu / n, "g_var * 2 xmu / n    (var uses xmu)")
 g_xmu = g_xhat * rstd + g_var * 2.0 * xmu / n
 show("g_xmu", g_xmu, "g_xhat * rstd + g_var * 2 xmu / n")
 g_mean = -g_xmu.sum(axis=1, keepdims=True)
