@@ -200,7 +200,7 @@ def pair_result(
     fd_error = float(finite_err.max()) if finite_err.size else 0.0
     reason = _reason(verdict, status, counts, error, out, target, options, diffs.step)
     if lost:
-        reason = _lost_precision_reason(precision_loss, status, target, reason)
+        reason = _lost_precision_reason(precision_loss, status, target, reason, diffs.step)
     if extra_failure is not None:
         verdict = "failed"
         reason = extra_failure if counts["failed"] == 0 else reason + "; and " + extra_failure
@@ -231,7 +231,7 @@ def pair_result(
     )
 
 
-def _lost_precision_reason(loss, status, target, reason) -> str:
+def _lost_precision_reason(loss, status, target, reason, step) -> str:
     digits = int(np.floor(np.log10(loss)))
     total = int(np.round(-np.log10(np.finfo(target.tensor.dtype).eps)))
     what = (
@@ -241,7 +241,12 @@ def _lost_precision_reason(loss, status, target, reason) -> str:
         "precision, or a subtraction of large, nearly equal terms)"
     )
     if target.tensor.dtype != np.float64:
-        return f"{reason}; {what}"
+        # At a low-precision step, structure the step cannot resolve (a pole, an
+        # oscillation across it) looks like noise too: say both.
+        return (
+            f"{reason}; either {what}, or the step {step:.2g} is wide against the "
+            "scale on which the function changes"
+        )
     failed = int(np.count_nonzero(status == FAILED))
     return (
         f"{what}, so {failed} of {status.size} entries cannot be verified at this tolerance, "
