@@ -47,10 +47,17 @@ def main(argv=None) -> int:
             return 2
         command = f"minigrad {args.command}"
         try:
-            return args.run(args) or 0
+            status = args.run(args) or 0
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
+            return status
         except (CLIError, ConfigError, TaskError, CheckpointError) as e:
             print(f"{command}: error: {e}", file=sys.stderr)
             return 2
+        except BrokenPipeError:
+            raise
+        except OSError as e:  # a file that cannot be read or written, a full disk
+            print(f"{command}: error: {e}", file=sys.stderr)
+            return 1
         except MemoryError:
             print(
                 f"{command}: error: out of memory; try smaller sizes (--d-model, --batch-size, "

@@ -93,7 +93,8 @@ class TrainConfig:
             problems.append(f"lr must be positive, got {self.lr}")
         if self.warmup_steps < 0 or self.warmup_steps > self.steps:
             problems.append(
-                f"warmup_steps must be in [0, steps={self.steps}], got {self.warmup_steps}"
+                f"warmup_steps must be in [0, steps={self.steps}], got {self.warmup_steps}: "
+                f"give --warmup-steps at most {self.steps} (e.g. {max(self.steps, 0) // 10})"
             )
         if not 0.0 <= self.min_lr_ratio <= 1.0:
             problems.append(f"min_lr_ratio must be in [0, 1], got {self.min_lr_ratio}")

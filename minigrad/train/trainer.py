@@ -264,9 +264,10 @@ class Trainer:
             try:
                 load()
             except (KeyError, TypeError, ValueError, IndexError, AttributeError, RuntimeError) as e:
-                detail = f"missing {e}" if isinstance(e, KeyError) else str(e).split("\n\t")
-                if isinstance(detail, list):
-                    detail = "; ".join(line.strip() for line in detail)
+                if isinstance(e, KeyError):
+                    detail = f"missing {e}"
+                else:  # load_state_dict lists its problems on tab-indented lines: one line
+                    detail = "; ".join(line.strip() for line in str(e).split("\n\t"))
                 raise CheckpointError(f"its {part} state does not fit: {detail}") from None
 
     def _load_rng(self, rng: dict) -> None:
