@@ -1218,6 +1218,29 @@ class Tensor:
             p = 2
         return vector_norm(self, p, dim, keepdim, dtype=dtype)
 
+    # remainder and floor division, as torch.remainder (the sign of the divisor, like
+    # Python's %) and torch.floor_divide. d(x % c)/dx = 1 and d(x % c)/dc = -floor(x / c),
+    # which the composite below gives: floor(x / c) is a constant of the graph.
+    def __mod__(self, other) -> Tensor:
+        o = other._data if isinstance(other, Tensor) else other
+        if self._data.dtype.kind != "f" and np.asarray(o).dtype.kind in "iub":
+            return Tensor._make(np.mod(self._data, o), False, None)
+        quotient = Tensor._make(np.floor(np.divide(self._data, o)), False, None)
+        return self - quotient.to(_floating(self).dtype) * other
+
+    def __rmod__(self, other) -> Tensor:
+        return as_tensor(other).__mod__(self)
+
+    def remainder(self, other) -> Tensor:
+        return self % other
+
+    def __floordiv__(self, other) -> Tensor:
+        o = other._data if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(np.floor_divide(self._data, o)), False, None)
+
+    def __rfloordiv__(self, other) -> Tensor:
+        return as_tensor(other).__floordiv__(self)
+
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         from minigrad.creation import multinomial
 

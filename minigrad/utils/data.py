@@ -190,13 +190,18 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        # Drawn lazily, a chunk at a time: minGPT and makemore build "infinite" loaders
+        # with RandomSampler(ds, replacement=True, num_samples=int(1e10)).
         n = len(self.data_source)
         gen = _random.resolve(self.generator)
-        if self.replacement:
-            return iter(gen.integers(0, n, size=self.num_samples).tolist())
-        reps = -(-self.num_samples // n) if n else 0
-        perm = np.concatenate([gen.permutation(n) for _ in range(reps)] or [np.zeros(0, int)])
-        return iter(perm[: self.num_samples].tolist())
+        left = self.num_samples
+        while left > 0 and n > 0:
+            if self.replacement:
+                chunk = gen.integers(0, n, size=min(left, 32768))
+            else:
+                chunk = gen.permutation(n)[:left]
+            left -= len(chunk)
+            yield from chunk.tolist()
 
     def __len__(self) -> int:
         return self.num_samples

@@ -187,3 +187,19 @@ def test_tensorboard_import_error_names_the_package(monkeypatch):
     ):
         importlib.import_module("minigrad.utils.tensorboard")
     monkeypatch.delitem(sys.modules, "minigrad.utils.tensorboard", raising=False)
+
+
+def test_infinite_random_sampler_is_lazy():
+    # minGPT's and makemore's "infinite" loaders
+    from minigrad.utils.data import RandomSampler
+
+    ds = TensorDataset(mg.arange(10))
+    sampler = RandomSampler(ds, replacement=True, num_samples=int(1e10))
+    loader = DataLoader(ds, sampler=sampler, batch_size=4, pin_memory=True)
+    it = iter(loader)
+    batches = [next(it)[0] for _ in range(3)]
+    assert all(b.shape == (4,) and 0 <= b.numpy().min() and b.numpy().max() < 10 for b in batches)
+    assert len(sampler) == int(1e10)
+    once = RandomSampler(ds, num_samples=25, generator=mg.Generator().manual_seed(0))
+    drawn = list(once)
+    assert len(drawn) == 25 and sorted(drawn[:10]) == list(range(10))

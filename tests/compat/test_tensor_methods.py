@@ -103,3 +103,19 @@ def test_small_aliases():
     assert x.half().dtype == mg.float16 and x.int().dtype == mg.int32 and mg.int == mg.int32
     np.testing.assert_array_equal(mg.square(x).numpy(), [1.0, 4.0])
     assert isinstance(x.shape, mg.Size) and mg.get_default_dtype() == mg.float32
+
+
+def test_remainder_and_floor_divide_match_torch(torch, rng):
+    for a, b in [([5, -3, 7], 3), ([5.5, -3.2, 0.5], 2.0), ([5.5, -3.2, 0.5], -1.5)]:
+        assert (mg.tensor(a) % b).tolist() == pytest.approx((torch.tensor(a) % b).tolist())
+        assert (mg.tensor(a) // b).tolist() == (torch.tensor(a) // b).tolist()
+    assert (7 % mg.tensor([2, 3])).tolist() == [1, 1]
+    x = rng.uniform(-5, 5, 4)
+    c = rng.uniform(0.5, 2, 4)
+    xm, cm = mg.tensor(x, requires_grad=True), mg.tensor(c, requires_grad=True)
+    xt, ct = torch.tensor(x, requires_grad=True), torch.tensor(c, requires_grad=True)
+    assert mg.gradcheck(lambda a, b: a.remainder(b), (xm, cm))
+    (xm % cm).sum().backward()
+    (xt % ct).sum().backward()
+    np.testing.assert_allclose(xm.grad.numpy(), xt.grad.numpy())
+    np.testing.assert_allclose(cm.grad.numpy(), ct.grad.numpy())
