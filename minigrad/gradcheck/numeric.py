@@ -2,7 +2,7 @@
 
 For one input element x_k and one output element f_i, write g(t) = f_i(x + t e_k).
 The checker evaluates g at t = -h, 0, h for every element (t = 0 is shared), and at
-t = -2h, 2h for the elements that need a closer look (below), and derives:
+t = -2h, 2h, -4h, 4h for the elements that need a closer look (below), and derives:
 
     central(h)  = (g(h) - g(-h)) / 2h          the numerical derivative that is reported
     central(2h) = (g(2h) - g(-2h)) / 4h
@@ -13,29 +13,38 @@ t = -2h, 2h for the elements that need a closer look (below), and derives:
                                                kink; jump(2h) = 2 jump(h) when smooth,
                                                = jump(h) at a kink
 
-**Rounding.** Each evaluation of g carries an error of about ``eps_dtype * |f|`` (more
-when the function cancels large terms). Divided by the step it becomes the noise floor
-of the difference quotient, ``resolution = eps_dtype * |f| / h``. How much the function
-amplifies rounding (``kappa``) is measured, not assumed: on a sample of columns the
-step 4h is taken too, which separates the entries whose gap is noise from those whose
-gap is truncation (``Stencil.calibrate``); the noise gaps, in units of the resolution,
-give kappa (their 90th percentile, at least 1).
+**Rounding.** Each evaluation of f_i is rounded to within half a floating-point spacing
+of ``|f_i| + sum_k |d f_i / d x_k| |x_k|`` (its own size, and how far the rounding of
+the inputs carries into it) when the forward rounds as expected; divided by the step,
+that is one rounding unit of a central difference (``Stencil.resolution``). How much the
+function amplifies rounding (``kappa``) is measured, not assumed: on a sample of columns
+the steps 2h and 4h are taken, which separates the entries whose gap is noise from
+those whose gap is truncation (``Stencil.calibrate``); the noise gaps, in rounding units,
+give kappa (their 90th percentile, at least 1). A kappa of a thousand or more means the
+forward loses precision (``verdict.LOST_PRECISION``).
 
 **Error estimate** of central(h), per entry:
 
-    2 gap + 4 kappa resolution    where the step at 2h was taken (refined columns)
-    4 kappa resolution            elsewhere: rounding only. Truncation needs no separate
-                                  estimate there, because those entries agree with the
-                                  analytical value: a central difference off by its
-                                  truncation error would not, unless the analytical value
-                                  were wrong by exactly that error.
-    kappa resolution              an entry whose g did not move at all: any slope below
-                                  that is invisible.
+    4 kappa units + gap    where the steps 2h and 4h were taken (refined columns): the
+                           gap is three times the truncation error of central(h)
+    4 kappa units          elsewhere: rounding only. Truncation needs no separate
+                           estimate there, because those entries agree with the
+                           analytical value: a central difference off by its
+                           truncation error would not, unless the analytical value
+                           were wrong by exactly that error.
+    2 units                an entry whose output did not move at all: any slope below
+                           that is invisible.
+
+**Convergence** (refined columns): the differences converge when the gap from h to 2h
+is at most the gap from 2h to 4h plus the rounding error; and the stencil is smooth
+when the slope changes by less than itself within one step, ``|right - left| <= |D|``.
+Where either fails, the step is wide against the function (a pole, a steep change) and
+no entry there can fail (``verdict.classify``).
 
 **Which columns get the 2h step** (``needs_refinement``): a random sample (to measure
 kappa), and every column holding an entry that disagrees with the analytical value or
 whose one-sided derivatives differ (a possible kink). So a correct function costs about
-two evaluations per input element; a suspicious entry gets four.
+two evaluations per input element; a suspicious column gets four more.
 
 Every step is the *realized* one: ``x + h`` is rounded to the input's dtype and the
 difference actually applied is used, which matters in float32. Each perturbation

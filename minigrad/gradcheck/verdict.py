@@ -1,26 +1,33 @@
 """How gradcheck decides: one status per Jacobian entry, one verdict per (output, input).
 
 For each entry, with D the numerical derivative, E its estimated error (see
-``gradcheck_numeric``) and A the analytical one:
+``numeric``) and A the analytical one (the core's rule, ``core.tolerance``, with E):
 
     tolerance  tol = atol + rtol * |D|
     passed         |D - A| <= tol  and  E <= tol    (agreement, and D is precise enough
                                                      to vouch for it)
-    failed         |D - A| >  tol + E               (no rounding or truncation explains it)
-    inconclusive   otherwise                        (the finite difference cannot tell)
+    failed         |D - A| >  tol + E               (no rounding or truncation explains
+                                                     it), where the differences converge
+    inconclusive   otherwise                        (the finite difference cannot tell),
+                                                     and where the step is too wide
     non-differentiable
                    the one-sided derivatives differ by more than tol + 2E, their jump does
-                   not shrink with the step as a smooth function's would, and A lies
-                   between them (a valid one-sided derivative or subgradient). If A lies
-                   outside, the entry is failed.
+                   not shrink with the step as a smooth function's would, the central
+                   differences converge, and A lies between them (a valid one-sided
+                   derivative or subgradient). If A lies outside, the entry is failed.
+
+A forward that loses precision (its rounding noise a thousand times what rounding at
+the input's dtype explains) is said in the reason; in float64 its undecided entries
+fail, since a float64 check is meant to be decisive.
 
 A (output, input) pair is *failed* if any entry failed; otherwise *vacuous* if a
 backward returning zeros would have passed too (every |A| <= atol and every
 |D| <= atol + E); otherwise *inconclusive* if any entry was; otherwise
 *non-differentiable* if any entry was; otherwise *passed*.
 
-Most entries of a large Jacobian are structural zeros (D = A = 0 exactly); they can
-only pass or, when E > atol, be inconclusive, so the full rule runs on the others only.
+Most entries of a large Jacobian are structural zeros (D = A = 0 exactly, the output
+did not move); they pass when E <= atol + rtol * (the largest |D| of their output), else
+they are inconclusive, so the full rule runs on the others only.
 """
 
 from __future__ import annotations
