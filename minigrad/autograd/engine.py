@@ -9,23 +9,39 @@ The pass has two phases, both iterative (no recursion, so a 100,000-node chain i
 1. **Count dependencies.** From the roots, visit every reachable node once and count
    how many edges point at it: the number of gradients it must receive.
 2. **Run backwards (Kahn's algorithm).** A node is *ready* when all its gradients have
-   arrived (its count reaches zero). Take a ready node, call its ``backward`` with the
+   arrived (its count reaches zero). Take a ready node, call its backward with the
    summed incoming gradient, hand each returned gradient to the matching next node
    (summing into that node's buffer) or accumulate it into the leaf's ``.grad``.
 
+**Two kinds of pass.** Without ``create_graph`` nothing will differentiate the
+gradients, so they flow as plain NumPy arrays: a node whose Function defines
+``backward_array`` gets an array and returns arrays (no Tensor is built, no graph is
+recorded); a node with only ``backward`` gets its array wrapped as a Tensor, under
+``no_grad``. With ``create_graph`` every node's ``backward`` runs on Tensors with
+recording on, so the gradients are themselves part of a graph. ``_call_backward`` is
+the one place that makes this choice.
+
+**A leaf's first gradient** becomes its ``.grad`` without a copy when the engine holds
+the only reference to the array and its memory (``_owns_its_memory``), as PyTorch's
+AccumulateGrad does; otherwise (an array shared by two edges, a read-only broadcast
+view, the caller's ``gradient=``, an array a Function keeps) the leaf gets a copy, so
+that an in-place update of one ``.grad`` can never change anything else.
+
 Unless ``retain_graph`` is set, each node frees its saved tensors right after its
-backward ran. Without ``create_graph`` the pass runs under ``no_grad``, so it builds no
-new graph; with it, every gradient is computed by differentiable Tensor operations and
-can be differentiated again.
+backward ran (``Function._release``).
 """
 
 from __future__ import annotations
 
+import sys
 import weakref
 
 import numpy as np
 
 from minigrad.autograd.grad_mode import _state
+
+_ndarray = np.ndarray
+_getrefcount = sys.getrefcount
 
 
 def _shape_str(shape) -> str:
@@ -33,14 +49,17 @@ def _shape_str(shape) -> str:
 
 
 def _check_grad(node, index: int, grad, shape, dtype):
-    """The engine's contract: a gradient has its tensor's shape (and dtype)."""
+    """The engine's contract: a gradient has its tensor's shape (and dtype).
+
+    ``grad`` is an array or a Tensor; a gradient of another float dtype is cast.
+    """
     if grad.shape != shape:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index}: "
             f"got shape {_shape_str(grad.shape)} but expected shape {_shape_str(shape)}"
         )
     if grad.dtype != dtype:
-        grad = grad.to(dtype)
+        grad = grad.astype(dtype) if type(grad) is _ndarray else grad.to(dtype)
     return grad
 
 
@@ -50,12 +69,21 @@ def _as_tensor_grad(node, index: int, g):
 
     if isinstance(g, Tensor):
         return g
+    return Tensor._make(_as_array_grad(node, index, g), False, None)
+
+
+def _as_array_grad(node, index: int, g):
+    """A gradient returned as a Tensor (or a NumPy scalar) becomes an array."""
+    from minigrad.tensor import Tensor
+
+    if isinstance(g, Tensor):
+        return g._data
     if not hasattr(g, "shape"):
         raise TypeError(
             f"Function {node.name()}.backward returned a {type(g).__name__} at index {index}; "
             "expected a Tensor, an array or None"
         )
-    return Tensor._make(np.asarray(g), False, None)
+    return np.asarray(g)
 
 
 def _as_grad_tuple(node, grads):
@@ -72,6 +100,21 @@ def _as_grad_tuple(node, grads):
     return grads[:n] if len(grads) > n else grads
 
 
+def _call_backward(node, grad, arrays: bool):
+    """Run one node's backward: the one place where the engine picks which one.
+
+    ``arrays`` (no ``create_graph``): ``backward_array(ctx, array)`` when the Function
+    defines it, else ``backward(ctx, tensor)`` under no_grad. Otherwise ``backward``
+    on Tensors with recording on, so that the result can be differentiated again.
+    """
+    if arrays:
+        fast = node.backward_array
+        if fast is not None:
+            return fast(node, grad)
+        return node.backward(node, _wrap_grad(grad))
+    return node.backward(node, grad)
+
+
 def run_backward(
     roots, root_grads, retain_graph: bool, create_graph: bool, inputs=None, observe=None
 ):
@@ -86,15 +129,16 @@ def run_backward(
             instead of accumulating into leaves' ``.grad``.
         observe: if given, called as ``observe(node, grads)`` after each node's backward,
             with the gradients it sent along its edges, as that backward returned them
-            (Tensors, or arrays for the ops that return arrays; ``minigrad.viz`` draws
-            them).
+            (arrays from ``backward_array``; Tensors, or arrays, from ``backward``;
+            ``minigrad.viz`` draws them).
 
     Returns:
-        ``None``, or, when ``inputs`` is given, a list of gradients (``None`` where no
-        gradient reached an input).
+        ``None``, or, when ``inputs`` is given, a list of gradient Tensors (``None``
+        where no gradient reached an input).
     """
     from minigrad.tensor import Tensor
 
+    arrays = not create_graph  # gradients flow as arrays unless they are to be recorded
     # Where to capture gradients for autograd.grad: leaf tensors by identity,
     # non-leaf tensors through their grad_fn.
     capture_leaf = {}
@@ -116,6 +160,8 @@ def run_backward(
     _state.enabled = create_graph
     try:
         for root, g in zip(roots, root_grads):
+            if arrays:
+                g = g._data
             node = root.grad_fn
             if node is None:  # a leaf used as an output: its gradient is the seed
                 _add_to(leaf_grads, root, g)
@@ -139,6 +185,7 @@ def run_backward(
                     stack.append(nxt)
 
         # ---- phase 2: run each node once all its gradients have arrived -------------
+        grad_type = _ndarray if arrays else Tensor
         ready = [n for n, d in deps.items() if d == 0]
         while ready:
             node = ready.pop()
@@ -152,31 +199,38 @@ def run_backward(
                 if capture_node and node in capture_node:
                     for i in capture_node[node]:
                         captured[i] = grad
-                grads = node.backward(node, grad)
-                if type(grads) is not tuple or len(grads) != len(nexts):
+                grads = _call_backward(node, grad, arrays)
+                if type(grads) is not tuple:
+                    if len(nexts) == 1 and (type(grads) is grad_type or grads is None):
+                        grads = (grads,)  # a one-input backward may return its gradient bare
+                    else:
+                        grads = _as_grad_tuple(node, grads)
+                elif len(grads) != len(nexts):
                     grads = _as_grad_tuple(node, grads)
                 if observe is not None:
                     observe(node, grads)
                 if not retain_graph:
-                    node._saved = ()
-                    node._freed = True
+                    node._release()
             for i, nxt in enumerate(nexts):
                 if nxt is None:
                     continue
                 g = grads[i]
-                if g is not None and type(g) is not Tensor:
-                    g = _as_tensor_grad(node, i, g)
-                if isinstance(nxt, Tensor):  # a leaf: its .grad is written at the end
+                if g is not None and type(g) is not grad_type:
+                    g = _as_array_grad(node, i, g) if arrays else _as_tensor_grad(node, i, g)
+                if type(nxt) is Tensor or isinstance(nxt, Tensor):
+                    # a leaf: its .grad is written at the end
                     if g is not None:
-                        _add_to(
-                            leaf_grads,
-                            nxt,
-                            _check_grad(node, i, g, nxt._data.shape, nxt._data.dtype),
-                        )
+                        data = nxt._data
+                        if g.shape != data.shape or (
+                            g.dtype is not data.dtype and g.dtype != data.dtype
+                        ):
+                            g = _check_grad(node, i, g, data.shape, data.dtype)
+                        _add_to(leaf_grads, nxt, g)
                     continue
                 if g is not None:
-                    gd = g._data
-                    if gd.shape != nxt._shape or gd.dtype != nxt._dtype:
+                    if g.shape != nxt._shape or (
+                        g.dtype is not nxt._dtype and g.dtype != nxt._dtype
+                    ):
                         g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
                     old = buffers.get(nxt)
                     buffers[nxt] = g if old is None else old + g
@@ -184,17 +238,28 @@ def run_backward(
                 deps[nxt] = d
                 if d == 0:
                     ready.append(nxt)
+        # Drop the loop's references, so that a leaf's gradient held only by
+        # ``leaf_grads`` is seen as the engine's own.
+        grads = g = grad = old = None
 
         # ---- leaves: accumulate (or capture for autograd.grad) ---------------------
-        for leaf, g in leaf_grads.items():
+        while leaf_grads:
+            leaf, g = leaf_grads.popitem()
             if inputs is not None:
                 for i in capture_leaf.get(leaf, ()):
                     captured[i] = g
+            elif arrays:
+                # ``g`` (this frame's local) may be the only reference left to the array
+                sole = _getrefcount(g) <= _ONE_LOCAL_REFS and _owns_its_memory(g)
+                _accumulate_array(leaf, g, sole)
             else:
-                _accumulate_leaf(leaf, g, create_graph)
+                _accumulate_tensor(leaf, g)
+        g = None
     finally:
         _state.enabled = prev_mode
     if inputs is not None:
+        if arrays:
+            return [None if c is None else Tensor._make(c, False, None) for c in captured]
         return captured
     return None
 
@@ -204,37 +269,86 @@ def _add_to(table: dict, key, g) -> None:
     table[key] = g if old is None else old + g
 
 
-def _accumulate_leaf(leaf, g, create_graph: bool) -> None:
-    """``leaf.grad += g``, without ever writing into an array someone else holds."""
+def _wrap_grad(array):
+    from minigrad.tensor import Tensor
+
+    return Tensor._make(array, False, None)
+
+
+def _base_refs(array) -> int:
+    base = array.base
+    return _getrefcount(base)
+
+
+def _calibrate() -> tuple:
+    """The reference counts that mean "no one else": of an array held by one local
+    variable, and of a view's base held only by that view (as ``_base_refs`` sees it)."""
+    array = np.empty(1)
+    one_local = _getrefcount(array)
+    view = np.empty(2)[:1]
+    return one_local, _base_refs(view)
+
+
+_ONE_LOCAL_REFS, _VIEW_BASE_REFS = _calibrate()
+
+
+def _owns_its_memory(array) -> bool:
+    """True when ``array`` is writable and no other array can reach its memory: it owns
+    it, or it is a view of an array (or of a Numba buffer) that only this view holds.
+    A read-only broadcast view, or a view of an array someone keeps, fails.
+    (That no other object holds ``array`` itself is the caller's reference count check.)
+    """
+    if not array.flags.writeable:
+        return False
+    base = array.base
+    if base is None:
+        return True
+    if type(base) is _ndarray:
+        if base.base is not None:
+            return False
+    elif type(base).__name__ != "_MemInfo":  # the buffer of an array Numba returned
+        return False
+    del base
+    return _base_refs(array) <= _VIEW_BASE_REFS
+
+
+def _accumulate_array(leaf, g, sole: bool) -> None:
+    """``leaf.grad += g`` for an array ``g``, never writing into memory someone else
+    holds. The first gradient is kept as it is when the engine held the only reference
+    to it (``sole``), as PyTorch's AccumulateGrad does; otherwise it is copied (an array
+    shared by two edges, a broadcast view, the caller's ``gradient=``, an array a
+    Function keeps), so an in-place update of one ``.grad`` changes nothing else."""
     from minigrad.tensor import Tensor
 
     old = leaf._grad
     if old is None:
-        leaf._grad = _own(g, create_graph)
-    elif create_graph:
-        leaf._grad = old + g
+        leaf._grad = Tensor._make(g if sole else g.copy(), False, None)
     elif old.grad_fn is None and old._data.flags.writeable:
-        old._data += g._data
+        old._data += g
     else:
-        leaf._grad = Tensor._make(old._data + g._data, False, None)
+        leaf._grad = Tensor._make(old._data + g, False, None)
+
+
+def _accumulate_tensor(leaf, g) -> None:
+    """``leaf.grad += g`` with ``create_graph``: a differentiable sum (the first one a clone)."""
+    old = leaf._grad
+    leaf._grad = g.clone() if old is None else old + g
 
 
 def _retain(node, grad, create_graph: bool) -> None:
-    """Store the gradient of a non-leaf tensor that called ``retain_grad()``."""
+    """Store the gradient of a non-leaf tensor that called ``retain_grad()``: a copy,
+    since the same array goes on through the node's backward."""
+    from minigrad.tensor import Tensor
+
     t = node._retained()
     if t is None:
         return
-    t._grad = _own(grad, create_graph) if t._grad is None else t._grad + grad
-
-
-def _own(g, create_graph: bool):
-    """A gradient tensor a leaf or a retained tensor may keep as its own. The engine's
-    gradients may be shared (an add hands one array to both of its inputs) or read-only
-    broadcast views; the copy may later be updated in place (backward passes,
-    optimizers). With ``create_graph`` the copy is differentiable (``clone``)."""
-    from minigrad.tensor import Tensor
-
-    return g.clone() if create_graph else Tensor._make(g._data.copy(), False, None)
+    if create_graph:
+        t._grad = grad.clone() if t._grad is None else t._grad + grad
+    elif t._grad is None:
+        t._grad = Tensor._make(grad.copy(), False, None)
+    else:
+        t._grad = Tensor._make(t._grad._data + grad, False, None)
 
 
 def mark_retained(tensor) -> None:

@@ -26,6 +26,28 @@ an instance of ``Cube`` that remembers the inputs' places in the graph
 ``backward`` is written with Tensor operations, so that with ``create_graph=True``
 the gradient it returns is itself part of a graph and can be differentiated again.
 
+**The fast path: ``backward_array``.** A Function may also define
+``backward_array(ctx, grad_output)``: the same derivative computed on NumPy arrays (it
+receives an array, reads ``ctx.saved_arrays``, returns arrays or ``None``). The engine
+calls it in every backward pass that is not recorded (no ``create_graph``), and
+``backward`` only when the gradient itself must be differentiable; a Function without
+``backward_array`` gets ``backward`` in both cases (under ``no_grad`` in the first).
+This choice is made by the engine, in one place, so a Function never asks the grad
+mode which backward it is in::
+
+    class Cube(Function):
+        ...
+        @staticmethod
+        def backward_array(ctx, grad_out):       # grad_out is a numpy.ndarray
+            (x,) = ctx.saved_arrays
+            return grad_out * 3 * x * x
+
+Rules for ``backward_array``: it must compute exactly what ``backward`` computes
+(``tests/autograd/test_function.py`` checks every Function that defines both); it
+must not write into ``grad_output`` or the saved arrays (they may be shared); it may
+return ``grad_output`` itself, or a read-only view (the engine copies when a leaf
+would otherwise share memory with something else).
+
 A ``Function`` has exactly one output tensor. Operations that also return something
 non-differentiable (``max(dim)``'s indices) compute that part outside the Function.
 """
@@ -106,6 +128,11 @@ class Function:
     def backward(ctx, grad_output):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
+    #: Optional: ``backward_array(ctx, grad_output: ndarray) -> arrays``, the same
+    #: derivative on NumPy arrays, used by the engine when the backward pass is not
+    #: recorded (see the module docstring). ``None``: the engine uses ``backward``.
+    backward_array = None
+
     def save_for_backward(self, *tensors) -> None:
         """Keep tensors (inputs, or the output) for ``backward``; freed after it runs.
 
@@ -128,13 +155,26 @@ class Function:
                 return tuple(self._unpack(s) for s in saved)
         return saved
 
+    @property
+    def saved_arrays(self) -> tuple:
+        """What ``save_for_backward`` stored, tensors as their arrays (for
+        ``backward_array``); the same freed and in-place checks as ``saved_tensors``."""
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        saved = self._saved
+        _check_versions(self, saved, self._saved_versions)
+        return tuple(
+            [s._data if type(s) in _TENSOR_TYPES or type(s) is _SavedOutput else s for s in saved]
+        )
+
     def _unpack(self, s):
         if type(s) is not _SavedOutput:
             return s
         return Tensor._make(s._data, True, self)
 
     def _release(self) -> None:
-        """Free what was saved for backward (called by the engine after backward)."""
+        """Free what was saved for backward (the engine calls it after the node's
+        backward ran, unless ``retain_graph``)."""
         self._saved = ()
         self._freed = True
 
@@ -152,23 +192,42 @@ class Function:
         if not _state.enabled:
             # Recording is off (under no_grad, or inside a backward pass): just compute.
             return _wrap(cls.forward(ctx, *args))
-        needs = tuple([type(a) in _TENSOR_TYPES and a._requires_grad for a in args])
+        # Which arguments need a gradient, and where each one's gradient goes. (Spelled
+        # out for one and two arguments, the common cases: this runs once per operation.)
+        n = len(args)
+        if n == 2:
+            a, b = args
+            na = type(a) in _TENSOR_TYPES and a._requires_grad
+            nb = type(b) in _TENSOR_TYPES and b._requires_grad
+            needs = (na, nb)
+            nexts = ((a.grad_fn or a) if na else None, (b.grad_fn or b) if nb else None)
+            any_needs = na or nb
+        elif n == 1:
+            (a,) = args
+            any_needs = type(a) in _TENSOR_TYPES and a._requires_grad
+            needs = (any_needs,)
+            nexts = ((a.grad_fn or a) if any_needs else None,)
+        else:
+            needs = tuple([type(a) in _TENSOR_TYPES and a._requires_grad for a in args])
+            nexts = tuple([(a.grad_fn or a) if n else None for a, n in zip(args, needs)])
+            any_needs = True in needs
         _state.enabled = False
         try:
             result = cls.forward(ctx, *args)
         finally:
             _state.enabled = True
-        if True not in needs:
+        if not any_needs:
             return _wrap(result)
         data = result._data if type(result) in _TENSOR_TYPES else result
         if type(data) is not _ndarray:
             data = np.asarray(data)
-        if data.dtype.kind != "f":  # integer or bool results carry no gradient
+        dtype = data.dtype
+        if dtype.kind != "f":  # integer or bool results carry no gradient
             return _wrap(data)
         ctx.needs_input_grad = needs
-        ctx.next_functions = tuple([(a.grad_fn or a) if n else None for a, n in zip(args, needs)])
+        ctx.next_functions = nexts
         ctx._shape = data.shape
-        ctx._dtype = data.dtype
+        ctx._dtype = dtype
         out = _new(Tensor)
         out._version = None
         saved = ctx._saved

@@ -11,19 +11,19 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.broadcast import broadcast_error, shape_str, unbroadcast
+from minigrad.functions.broadcast import broadcast_op, shape_str, unbroadcast
 from minigrad.functions.indexing import Where
 
 
 # ------------------------------------------------------------------ tensor (op) tensor
+# Each backward comes twice: ``backward`` in Tensor operations (differentiable, for
+# create_graph) and ``backward_array``, the same formula on the arrays (see
+# minigrad/autograd/function.py).
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = (a._data.shape, b._data.shape)
-        try:
-            return a._data + b._data
-        except ValueError:
-            raise broadcast_error("add", a, b) from None
+        return broadcast_op("add", np.add, a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -34,15 +34,14 @@ class Add(Function):
             unbroadcast(g, b_shape) if b_needs else None,
         )
 
+    backward_array = backward  # unbroadcast serves arrays and Tensors alike
+
 
 class Sub(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.shapes = (a._data.shape, b._data.shape)
-        try:
-            return a._data - b._data
-        except ValueError:
-            raise broadcast_error("sub", a, b) from None
+        return broadcast_op("sub", np.subtract, a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -53,44 +52,56 @@ class Sub(Function):
             unbroadcast(-g, b_shape) if b_needs else None,
         )
 
+    backward_array = backward
+
 
 class Mul(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        try:
-            return a._data * b._data
-        except ValueError:
-            raise broadcast_error("mul", a, b) from None
+        return broadcast_op("mul", np.multiply, a, b)
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        a_needs, b_needs = ctx.needs_input_grad
-        return (
-            unbroadcast(g * b, a._data.shape) if a_needs else None,
-            unbroadcast(g * a, b._data.shape) if b_needs else None,
-        )
+        return _mul_grads(ctx, g, *ctx.saved_tensors)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return _mul_grads(ctx, g, *ctx.saved_arrays)
+
+
+def _mul_grads(ctx, g, a, b):
+    """d(a b) = g b da + g a db (``a``, ``b``, ``g`` all Tensors or all arrays)."""
+    a_needs, b_needs = ctx.needs_input_grad
+    return (
+        unbroadcast(g * b, a.shape) if a_needs else None,
+        unbroadcast(g * a, b.shape) if b_needs else None,
+    )
 
 
 class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        try:
-            return a._data / b._data
-        except ValueError:
-            raise broadcast_error("div", a, b) from None
+        return broadcast_op("div", np.true_divide, a, b)
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        a_needs, b_needs = ctx.needs_input_grad
-        ga = g / b
-        return (
-            unbroadcast(ga, a._data.shape) if a_needs else None,
-            unbroadcast(-ga * a / b, b._data.shape) if b_needs else None,
-        )
+        return _div_grads(ctx, g, *ctx.saved_tensors)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return _div_grads(ctx, g, *ctx.saved_arrays)
+
+
+def _div_grads(ctx, g, a, b):
+    """d(a / b) = g / b da - g a / b^2 db."""
+    a_needs, b_needs = ctx.needs_input_grad
+    ga = g / b
+    return (
+        unbroadcast(ga, a.shape) if a_needs else None,
+        unbroadcast(-ga * a / b, b.shape) if b_needs else None,
+    )
 
 
 class Pow(Function):
@@ -99,10 +110,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        try:
-            return a._data**b._data
-        except ValueError:
-            raise broadcast_error("pow", a, b) from None
+        return broadcast_op("pow", np.power, a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -121,8 +129,23 @@ class Pow(Function):
             gb = unbroadcast(g * (a**b) * log_a, b._data.shape)
         return ga, gb
 
+    @staticmethod
+    def backward_array(ctx, g):
+        a, b = ctx.saved_arrays
+        a_needs, b_needs = ctx.needs_input_grad
+        ga = gb = None
+        if a_needs:
+            exponent = np.where(b == 0, 1.0, b - 1.0).astype(b.dtype, copy=False)
+            ga = unbroadcast(g * b * a**exponent, a.shape)
+        if b_needs:
+            log_a = np.log(np.where(a != 0, a, 1.0).astype(a.dtype, copy=False))
+            gb = unbroadcast(g * (a**b) * log_a, b.shape)
+        return ga, gb
+
 
 # ------------------------------------------------------------------ tensor (op) number
+# The backwards of these are written once, for Tensors and arrays alike (the same
+# operators on ``g``), and serve as both ``backward`` and ``backward_array``.
 class AddScalar(Function):
     @staticmethod
     def forward(ctx, a, c):
@@ -131,6 +154,8 @@ class AddScalar(Function):
     @staticmethod
     def backward(ctx, g):
         return g, None
+
+    backward_array = backward
 
 
 class MulScalar(Function):
@@ -143,6 +168,8 @@ class MulScalar(Function):
     def backward(ctx, g):
         return g * ctx.c, None
 
+    backward_array = backward
+
 
 class DivScalar(Function):
     @staticmethod
@@ -153,6 +180,8 @@ class DivScalar(Function):
     @staticmethod
     def backward(ctx, g):
         return g / ctx.c, None
+
+    backward_array = backward
 
 
 class RSubScalar(Function):
@@ -166,9 +195,11 @@ class RSubScalar(Function):
     def backward(ctx, g):
         return -g, None
 
+    backward_array = backward
+
 
 class RDivScalar(Function):
-    """``c / a``: d/da = -c / a^2 = -y / a."""
+    """``c / a``: d/da = -c / a^2."""
 
     @staticmethod
     def forward(ctx, a, c):
@@ -179,6 +210,11 @@ class RDivScalar(Function):
     @staticmethod
     def backward(ctx, g):
         (a,) = ctx.saved_tensors
+        return -g * ctx.c / (a * a), None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (a,) = ctx.saved_arrays
         return -g * ctx.c / (a * a), None
 
 
@@ -193,13 +229,20 @@ class PowScalar(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        c = ctx.c
-        if c == 2:
-            return g * (a * 2.0), None
-        if c == 0:
-            return g * 0.0, None
-        return g * (c * a ** (c - 1)), None
+        return _pow_scalar_grad(ctx, g, *ctx.saved_tensors)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return _pow_scalar_grad(ctx, g, *ctx.saved_arrays)
+
+
+def _pow_scalar_grad(ctx, g, a):
+    c = ctx.c
+    if c == 2:
+        return g * (a * 2.0), None
+    if c == 0:
+        return g * 0.0, None
+    return g * (c * a ** (c - 1)), None
 
 
 class RPowScalar(Function):
@@ -221,6 +264,13 @@ class RPowScalar(Function):
             return Where.apply(ctx.flat, 0.0, g * y * float("-inf")), None
         return g * y * float(np.log(ctx.c)), None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        if ctx.flat is not None:
+            return np.where(ctx.flat, 0.0, g * y * float("-inf")).astype(g.dtype), None
+        return g * y * float(np.log(ctx.c)), None
+
 
 class Neg(Function):
     @staticmethod
@@ -230,6 +280,8 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, g):
         return -g
+
+    backward_array = backward
 
 
 # ------------------------------------------------------------------------------ matmul
@@ -255,6 +307,15 @@ class MatMul(Function):
         return (
             unbroadcast(g @ b.mT, a._data.shape) if a_needs else None,
             unbroadcast(a.mT @ g, b._data.shape) if b_needs else None,
+        )
+
+    @staticmethod
+    def backward_array(ctx, g):
+        a, b = ctx.saved_arrays
+        a_needs, b_needs = ctx.needs_input_grad
+        return (
+            unbroadcast(np.matmul(g, b.swapaxes(-1, -2)), a.shape) if a_needs else None,
+            unbroadcast(np.matmul(a.swapaxes(-1, -2), g), b.shape) if b_needs else None,
         )
 
 
@@ -312,6 +373,10 @@ class Cast(Function):
     def backward(ctx, g):
         return g.to(ctx.in_dtype), None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        return g.astype(ctx.in_dtype), None
+
 
 class Clone(Function):
     @staticmethod
@@ -321,6 +386,8 @@ class Clone(Function):
     @staticmethod
     def backward(ctx, g):
         return g
+
+    backward_array = backward
 
 
 # ---------------------------------------------------------------------- type promotion

@@ -24,6 +24,16 @@ def broadcast_error(op: str, a, b) -> ValueError:
     )
 
 
+def broadcast_op(op: str, ufunc, a, b) -> np.ndarray:
+    """``ufunc(a, b)`` on two tensors' arrays: the one broadcast check of the binary
+    forwards. Shapes that do not broadcast raise an error naming ``op`` and both shapes
+    (instead of NumPy's message about operands)."""
+    try:
+        return ufunc(a._data, b._data)
+    except ValueError:
+        raise broadcast_error(op, a, b) from None
+
+
 def broadcast_axes(grad_shape: tuple, shape: tuple) -> tuple:
     """The axes of ``grad_shape`` to sum over to get back to ``shape``."""
     lead = len(grad_shape) - len(shape)
@@ -35,10 +45,14 @@ def broadcast_axes(grad_shape: tuple, shape: tuple) -> tuple:
 
 
 def unbroadcast(grad, shape: tuple):
-    """Sum ``grad`` (a Tensor) over broadcast dimensions so that it has ``shape``."""
-    if grad._data.shape == shape:
+    """Sum ``grad`` over broadcast dimensions so that it has ``shape``.
+
+    ``grad`` is a Tensor (in ``backward``) or a NumPy array (in ``backward_array``):
+    the same two calls, ``sum`` over the axes and ``reshape``, serve both.
+    """
+    if grad.shape == shape:
         return grad
-    axes = broadcast_axes(grad._data.shape, shape)
+    axes = broadcast_axes(grad.shape, shape)
     if axes:
         grad = grad.sum(axes)
     return grad.reshape(shape)

@@ -58,6 +58,10 @@ class Index(Function):
     def backward(ctx, g):
         return IndexAdd.apply(g, ctx.in_shape, ctx.key, ctx.advanced), None, None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        return _index_add(g, ctx.in_shape, ctx.key, ctx.advanced), None, None
+
 
 class IndexAdd(Function):
     """zeros(shape) with ``g`` added at ``key`` (the backward of ``Index``)."""
@@ -65,16 +69,24 @@ class IndexAdd(Function):
     @staticmethod
     def forward(ctx, g, shape, key, advanced):
         ctx.key, ctx.advanced = key, advanced
-        out = np.zeros(shape, dtype=g._data.dtype)
-        if advanced:
-            np.add.at(out, key, g._data)  # repeated indices accumulate
-        else:
-            out[key] = g._data  # a basic index never repeats an element
-        return out
+        return _index_add(g._data, shape, key, advanced)
 
     @staticmethod
     def backward(ctx, gg):
         return Index.apply(gg, ctx.key, ctx.advanced), None, None, None
+
+    @staticmethod
+    def backward_array(ctx, gg):
+        return gg[ctx.key], None, None, None
+
+
+def _index_add(g: np.ndarray, shape: tuple, key, advanced: bool) -> np.ndarray:
+    out = np.zeros(shape, dtype=g.dtype)
+    if advanced:
+        np.add.at(out, key, g)  # repeated indices accumulate
+    else:
+        out[key] = g  # a basic index never repeats an element
+    return out
 
 
 def _along_index(index: np.ndarray, dim: int) -> tuple:
@@ -100,6 +112,10 @@ class Gather(Function):
     def backward(ctx, g):
         return IndexAdd.apply(g, ctx.in_shape, ctx.full, True), None, None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        return _index_add(g, ctx.in_shape, ctx.full, True), None, None
+
 
 class Where(Function):
     """out = a where cond else b; the gradient goes to whichever was chosen."""
@@ -124,4 +140,13 @@ class Where(Function):
         a_shape, b_shape = ctx.shapes
         ga = unbroadcast(Where.apply(ctx.cond, g, 0.0), a_shape) if a_needs else None
         gb = unbroadcast(Where.apply(ctx.cond, 0.0, g), b_shape) if b_needs else None
+        return None, ga, gb
+
+    @staticmethod
+    def backward_array(ctx, g):
+        _, a_needs, b_needs = ctx.needs_input_grad
+        a_shape, b_shape = ctx.shapes
+        zero = g.dtype.type(0)
+        ga = unbroadcast(np.where(ctx.cond, g, zero), a_shape) if a_needs else None
+        gb = unbroadcast(np.where(ctx.cond, zero, g), b_shape) if b_needs else None
         return None, ga, gb

@@ -62,6 +62,11 @@ def _expand_back(g, ctx):
     return g.reshape(ctx.keep_shape).expand(ctx.in_shape)
 
 
+def _expand_back_array(g: np.ndarray, ctx) -> np.ndarray:
+    """``_expand_back`` for an array: a read-only broadcast view."""
+    return np.broadcast_to(g.reshape(ctx.keep_shape), ctx.in_shape)
+
+
 class Sum(Function):
     """y = sum_i x_i, so dx_i = dy."""
 
@@ -74,6 +79,10 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g, ctx), None, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return _expand_back_array(g, ctx), None, None
 
 
 class Mean(Function):
@@ -89,6 +98,10 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, g):
         return _expand_back(g, ctx) / float(ctx.n), None, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return _expand_back_array(g / float(ctx.n), ctx), None, None
 
 
 class Var(Function):
@@ -118,8 +131,17 @@ class Var(Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         centered = x - x.mean(ctx.dims, keepdim=True)
-        scale = 2.0 / (ctx.n - ctx.correction) if ctx.n > ctx.correction else float("nan")
-        return _expand_back(g, ctx) * centered * scale, None, None, None
+        return _expand_back(g, ctx) * centered * _var_scale(ctx), None, None, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        centered = x - x.mean(ctx.dims, keepdims=True)
+        return _expand_back_array(g, ctx) * centered * _var_scale(ctx), None, None, None
+
+
+def _var_scale(ctx) -> float:
+    return 2.0 / (ctx.n - ctx.correction) if ctx.n > ctx.correction else float("nan")
 
 
 class Std(Function):
@@ -144,6 +166,15 @@ class Std(Function):
         dx = _expand_back(g, ctx) * centered / (safe_y * float(ctx.n - ctx.correction))
         return dx, None, None, None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        x, y = ctx.saved_arrays
+        centered = x - x.mean(ctx.dims, keepdims=True)
+        y = y.reshape(ctx.keep_shape)
+        safe_y = np.where(y == 0, 1.0, y).astype(y.dtype, copy=False)
+        dx = _expand_back_array(g, ctx) * centered / (safe_y * float(ctx.n - ctx.correction))
+        return dx, None, None, None
+
 
 class _Extremum(Function):
     """amax / amin: the gradient goes to the extreme elements, split evenly at ties."""
@@ -164,10 +195,20 @@ class _Extremum(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        hit = x._data == ctx.y_keep
-        share = hit / np.sum(hit, axis=ctx.dims, keepdims=True)
-        return _expand_back(g, ctx) * _const(share.astype(x._data.dtype)), None, None
+        (x,) = ctx.saved_arrays
+        return _expand_back(g, ctx) * _const(_extreme_share(ctx, x)), None, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        return _expand_back_array(g, ctx) * _extreme_share(ctx, x), None, None
+
+
+def _extreme_share(ctx, x: np.ndarray) -> np.ndarray:
+    """1 / (number of ties) at the extreme elements, 0 elsewhere."""
+    hit = x == ctx.y_keep
+    share = hit / np.sum(hit, axis=ctx.dims, keepdims=True)
+    return share.astype(x.dtype)
 
 
 class Amax(_Extremum):
@@ -200,6 +241,12 @@ class LogSumExp(Function):
         softmax = (x - y.reshape(ctx.keep_shape)).exp()
         return _expand_back(g, ctx) * softmax, None, None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        x, y = ctx.saved_arrays
+        softmax = np.exp(x - y.reshape(ctx.keep_shape))
+        return _expand_back_array(g, ctx) * softmax, None, None
+
 
 def _logsumexp_keep(x: np.ndarray, dims) -> np.ndarray:
     m = np.max(x, axis=dims, keepdims=True)
@@ -226,6 +273,11 @@ class Softmax(Function):
         (y,) = ctx.saved_tensors
         return y * (g - (g * y).sum(ctx.dim, keepdim=True)), None
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        return y * (g - (g * y).sum(ctx.dim, keepdims=True)), None
+
 
 class LogSoftmax(Function):
     """y_i = x_i - logsumexp(x); dx_i = dy_i - softmax(x)_i sum_j dy_j."""
@@ -241,3 +293,8 @@ class LogSoftmax(Function):
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
         return g - y.exp() * g.sum(ctx.dim, keepdim=True), None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        return g - np.exp(y) * g.sum(ctx.dim, keepdims=True), None

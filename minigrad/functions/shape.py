@@ -33,6 +33,8 @@ class Reshape(Function):
     def backward(ctx, g):
         return g.reshape(ctx.in_shape), None
 
+    backward_array = backward  # the same call on an array or a Tensor
+
 
 class Permute(Function):
     @staticmethod
@@ -43,6 +45,10 @@ class Permute(Function):
     @staticmethod
     def backward(ctx, g):
         return g.permute(tuple(np.argsort(ctx.dims))), None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return g.transpose(np.argsort(ctx.dims)), None
 
 
 class Expand(Function):
@@ -62,6 +68,8 @@ class Expand(Function):
     @staticmethod
     def backward(ctx, g):
         return unbroadcast(g, ctx.in_shape), None
+
+    backward_array = backward
 
 
 class Cat(Function):
@@ -89,3 +97,5 @@ class Cat(Function):
             grads.append(g[lead + (slice(start, start + size),)] if needs else None)
             start += size
         return tuple(grads)
+
+    backward_array = backward  # slicing reads the same for arrays and Tensors

@@ -4,6 +4,10 @@ Each backward names f'(x) in terms of what the forward computed: exp, tanh, sigm
 and sqrt reuse their output y (their derivatives are simplest in y), the others their
 input x. Masks (relu, clamp, abs, maximum) are constants, so second derivatives
 through them are zero, as they should be.
+
+Each ``backward`` (Tensor operations, differentiable) has a ``backward_array`` twin
+with the same formula on the arrays; where the formula reads the same for both
+(``g * y``), one function serves as both.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.broadcast import broadcast_error, unbroadcast
+from minigrad.functions.broadcast import broadcast_op, unbroadcast
 
 
 def _const(array):
@@ -32,6 +36,11 @@ class Exp(Function):
         (y,) = ctx.saved_tensors
         return g * y  # d exp(x) = exp(x) = y
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        return g * y
+
 
 class Log(Function):
     @staticmethod
@@ -42,6 +51,11 @@ class Log(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
+        return g / x
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
         return g / x
 
 
@@ -57,6 +71,11 @@ class Sqrt(Function):
         (y,) = ctx.saved_tensors
         return g / (y * 2.0)  # d sqrt(x) = 1 / (2 sqrt(x))
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        return g / (y * 2.0)
+
 
 class Rsqrt(Function):
     @staticmethod
@@ -70,6 +89,11 @@ class Rsqrt(Function):
         (y,) = ctx.saved_tensors
         return g * (y * y * y * -0.5)  # d x^(-1/2) = -1/2 x^(-3/2) = -y^3 / 2
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        return g * (y * y * y * -0.5)
+
 
 class Tanh(Function):
     @staticmethod
@@ -81,6 +105,11 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
+        return g * (1.0 - y * y)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
         return g * (1.0 - y * y)
 
 
@@ -99,6 +128,11 @@ class Sigmoid(Function):
         (y,) = ctx.saved_tensors
         return g * (y * (1.0 - y))
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (y,) = ctx.saved_arrays
+        return g * (y * (1.0 - y))
+
 
 class Relu(Function):
     @staticmethod
@@ -111,6 +145,11 @@ class Relu(Function):
         (x,) = ctx.saved_tensors
         return g * _const(x._data > 0)
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        return g * (x > 0)
+
 
 class Abs(Function):
     @staticmethod
@@ -122,6 +161,11 @@ class Abs(Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return g * _const(np.sign(x._data))  # sign(0) = 0, as in PyTorch
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        return g * np.sign(x)
 
 
 class Clamp(Function):
@@ -136,12 +180,22 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        inside = np.ones(x._data.shape, dtype=bool)
-        if ctx.lo is not None:
-            inside &= x._data >= ctx.lo
-        if ctx.hi is not None:
-            inside &= x._data <= ctx.hi
-        return g * _const(inside), None, None
+        return g * _const(_inside(ctx, x._data)), None, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        return g * _inside(ctx, x), None, None
+
+
+def _inside(ctx, x: np.ndarray) -> np.ndarray:
+    """Where ``lo <= x <= hi``: where clamp passes its gradient."""
+    inside = np.ones(x.shape, dtype=bool)
+    if ctx.lo is not None:
+        inside &= x >= ctx.lo
+    if ctx.hi is not None:
+        inside &= x <= ctx.hi
+    return inside
 
 
 class Maximum(Function):
@@ -150,40 +204,50 @@ class Maximum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        try:
-            return np.maximum(a._data, b._data)
-        except ValueError:
-            raise broadcast_error("maximum", a, b) from None
+        return broadcast_op("maximum", np.maximum, a, b)
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        return _split_by_mask(ctx, g, a, b, a._data > b._data)
+        a, b = ctx.saved_arrays
+        return _split_by_mask(ctx, g, a, b, a > b, _const)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        a, b = ctx.saved_arrays
+        return _split_by_mask(ctx, g, a, b, a > b, _same)
 
 
 class Minimum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        try:
-            return np.minimum(a._data, b._data)
-        except ValueError:
-            raise broadcast_error("minimum", a, b) from None
+        return broadcast_op("minimum", np.minimum, a, b)
 
     @staticmethod
     def backward(ctx, g):
-        a, b = ctx.saved_tensors
-        return _split_by_mask(ctx, g, a, b, a._data < b._data)
+        a, b = ctx.saved_arrays
+        return _split_by_mask(ctx, g, a, b, a < b, _const)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        a, b = ctx.saved_arrays
+        return _split_by_mask(ctx, g, a, b, a < b, _same)
 
 
-def _split_by_mask(ctx, g, a, b, a_wins):
-    tie = (a._data == b._data) * 0.5
-    share_a = (a_wins + tie).astype(g._data.dtype)
+def _split_by_mask(ctx, g, a, b, a_wins, wrap):
+    """``a``'s share of ``g`` where it won (half at a tie), the rest to ``b``: arrays
+    ``a``, ``b``; ``g`` a Tensor (``wrap=_const``) or an array (``wrap=_same``)."""
+    tie = (a == b) * 0.5
+    share_a = (a_wins + tie).astype(g.dtype)
     a_needs, b_needs = ctx.needs_input_grad
     return (
-        unbroadcast(g * _const(share_a), a._data.shape) if a_needs else None,
-        unbroadcast(g * _const(1.0 - share_a), b._data.shape) if b_needs else None,
+        unbroadcast(g * wrap(share_a), a.shape) if a_needs else None,
+        unbroadcast(g * wrap(1.0 - share_a), b.shape) if b_needs else None,
     )
+
+
+def _same(array):
+    return array
 
 
 class Sin(Function):
@@ -197,6 +261,11 @@ class Sin(Function):
         (x,) = ctx.saved_tensors
         return g * x.cos()
 
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        return g * np.cos(x)
+
 
 class Cos(Function):
     @staticmethod
@@ -208,3 +277,8 @@ class Cos(Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return g * -x.sin()
+
+    @staticmethod
+    def backward_array(ctx, g):
+        (x,) = ctx.saved_arrays
+        return g * -np.sin(x)
