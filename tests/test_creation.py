@@ -260,21 +260,29 @@ def test_new_like_and_eye_factories(torch):
         ([[1, -(2**64)]], "overflows int64"),
     ],
 )
-def test_tensor_from_bad_lists_says_what_is_wrong(data, message, torch):
+def test_tensor_from_bad_lists_says_what_is_wrong(data, message):
     with pytest.raises(ValueError, match=message):
         mg.tensor(data)
+
+
+@pytest.mark.parametrize("data", [[[1, 2], [3]], [1, [3]], 2**70, [1, 2**63], [[1, -(2**64)]]])
+def test_torch_refuses_the_same_lists(data, torch):
     with pytest.raises((ValueError, TypeError, RuntimeError)):
-        torch.tensor(data)  # PyTorch refuses them too
+        torch.tensor(data)
 
 
-def test_tensor_from_a_list_of_0d_tensors(torch):
+def test_tensor_from_a_list_of_0d_tensors():
     parts = [mg.tensor(1.5), mg.tensor(2.0)]
     t = mg.tensor(parts)
     assert t.tolist() == [1.5, 2.0] and t.dtype == mg.float32
     assert mg.tensor([mg.tensor(1.0, dtype=mg.float64)]).dtype == mg.float64
-    assert torch.tensor([torch.tensor(1.0, dtype=torch.float64)]).dtype == torch.float64
     assert mg.tensor([[mg.tensor(1), 2], [3, mg.tensor(4)]]).tolist() == [[1, 2], [3, 4]]
     with pytest.raises(ValueError, match=r"only one-element tensors.*shape \[2\].*mg.stack"):
         mg.tensor([mg.ones(2), mg.ones(2)])
+
+
+def test_torch_takes_lists_of_0d_tensors_the_same_way(torch):
+    assert torch.tensor([torch.tensor(1.5), torch.tensor(2.0)]).dtype == torch.float32
+    assert torch.tensor([torch.tensor(1.0, dtype=torch.float64)]).dtype == torch.float64
     with pytest.raises(ValueError, match="only one element tensors"):
         torch.tensor([torch.ones(2), torch.ones(2)])

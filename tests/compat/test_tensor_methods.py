@@ -29,6 +29,23 @@ def test_fstring_and_round_of_0d_tensors(torch):
     assert float(tloss) == pytest.approx(float(loss))
 
 
+def test_fstring_round_float_int_without_torch():
+    loss = mg.tensor(1.234567)
+    assert (
+        f"{loss:.4f}" == "1.2346" and f"{loss:.2e}" == "1.23e+00" and f"{mg.tensor(7):03d}" == "007"
+    )
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{mg.ones(2):.3f}"
+    assert round(loss, 4) == 1.2346 and round(loss) == 1 and isinstance(round(loss), int)
+    assert float(loss) == pytest.approx(1.234567) and int(mg.tensor(3.9)) == 3
+    x = mg.tensor([1.0, math.nan, math.inf])
+    assert mg.isnan(x).tolist() == [False, True, False] and x.isfinite().tolist() == [
+        True,
+        False,
+        False,
+    ]
+
+
 def test_new_factories_keep_dtype(torch):
     x = mg.ones(2, dtype=mg.float64)
     t = torch.ones(2, dtype=torch.float64)
