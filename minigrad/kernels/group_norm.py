@@ -31,7 +31,7 @@ _FORWARD = [
 ]
 _BACKWARD = [
     f"void({t}[:, :, ::1], {t}[:, :, ::1], {t}[::1], int64, {t}[::1], {t}[::1], int64, "
-    f"boolean, {t}[:, :, ::1], float64[:, :, ::1])"
+    f"boolean, {t}[:, :, ::1], float64[:, :, ::1], {t}[::1], {t}[::1])"
     for t in ("float32", "float64")
 ]
 _BIG = np.finfo(np.float64).max
@@ -69,10 +69,13 @@ def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
 
 
 @numba.njit(_BACKWARD, **_JIT)
-def group_norm_backward(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial):
+def group_norm_backward(
+    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
     """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
     dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...)); the wrapper adds the chunks."""
+    [k * rows_per_chunk, ...)), then adds the chunks in order into ``dweight`` and
+    ``dbias`` ([C]) on the calling thread."""
     rows, cg, s = x.shape
     n = cg * s
     chunks, channels = partial.shape[0], partial.shape[2]
@@ -107,6 +110,14 @@ def group_norm_backward(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_
                     for p in range(s):
                         xhat = (x[i, c, p] - m) * r
                         dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
+    for c in range(partial.shape[2]):
+        sum_dw = 0.0
+        sum_db = 0.0
+        for k in range(partial.shape[0]):
+            sum_dw += partial[k, 0, c]
+            sum_db += partial[k, 1, c]
+        dweight[c] = sum_dw
+        dbias[c] = sum_db
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -133,11 +144,11 @@ def backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
     per, chunks = row_chunks(rows)
     dx = np.empty(x3.shape if need_dx else (0, 0, 0), dt)
     partial = np.empty((chunks, 2, c))
+    dweight, dbias = np.empty(c, dt), np.empty(c, dt)
     threads_for(x.size)
     group_norm_backward(
         contiguous(dy, dt).reshape(x3.shape), x3, vector(weight, c, dt, 1.0), num_groups,
         contiguous(mean, dt).reshape(rows), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
-        partial,
+        partial, dweight, dbias,
     )  # fmt: skip
-    dweight, dbias = partial.sum(axis=0).astype(dt, copy=False)
     return dx.reshape(x.shape) if need_dx else None, None if weight is None else dweight, dbias

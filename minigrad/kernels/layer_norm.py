@@ -41,7 +41,7 @@ _FORWARD = [
 ]
 _BACKWARD = [
     f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], {t}[::1], int64, boolean, "
-    f"{t}[:, ::1], float64[:, :, ::1])"
+    f"{t}[:, ::1], float64[:, :, ::1], {t}[::1], {t}[::1])"
     for t in ("float32", "float64")
 ]
 _BIG = np.finfo(np.float64).max
@@ -73,10 +73,13 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
 
 
 @numba.njit(_BACKWARD, **_JIT)
-def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight and dbias:
-    chunk k sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into
-    ``partial[k, 0]`` and ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64)."""
+def layer_norm_backward(
+    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
+    """Write ``dx`` ([rows, n], if ``need_dx``), ``dweight`` and ``dbias`` ([n]). Chunk k
+    sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
+    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64, scratch); then the calling
+    thread adds the chunks in order."""
     rows, n = x.shape
     for k in numba.prange(partial.shape[0]):
         dw = partial[k, 0]
@@ -101,6 +104,14 @@ def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, 
                 for j in range(n):
                     xhat = (x[i, j] - m) * r
                     dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
+    for j in range(n):
+        sum_dw = 0.0
+        sum_db = 0.0
+        for k in range(partial.shape[0]):
+            sum_dw += partial[k, 0, j]
+            sum_db += partial[k, 1, j]
+        dweight[j] = sum_dw
+        dbias[j] = sum_db
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -130,13 +141,13 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     per, chunks = row_chunks(rows)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
     partial = np.empty((chunks, 2, n))
+    dweight, dbias = np.empty(n, dt), np.empty(n, dt)
     threads_for(x.size)
     layer_norm_backward(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
-        contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
+        contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial, dweight, dbias,
     )  # fmt: skip
-    dweight, dbias = partial.sum(axis=0).astype(dt, copy=False)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),

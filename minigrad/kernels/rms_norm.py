@@ -26,7 +26,7 @@ _FORWARD = [
 ]
 _BACKWARD = [
     f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], int64, boolean, {t}[:, ::1], "
-    "float64[:, ::1])"
+    f"float64[:, ::1], {t}[::1])"
     for t in ("float32", "float64")
 ]
 
@@ -46,9 +46,9 @@ def rms_norm_forward(x, weight, eps, y, rstd):
 
 
 @numba.njit(_BACKWARD, **_JIT)
-def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and the chunk sums of dweight into
-    ``partial`` ([chunks, n], float64); the wrapper adds the chunks."""
+def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
+    """Write ``dx`` ([rows, n], if ``need_dx``) and ``dweight`` ([n]): the chunks' sums
+    (``partial`` [chunks, n], float64, scratch) added in order on the calling thread."""
     rows, n = x.shape
     for k in numba.prange(partial.shape[0]):
         dw = partial[k]
@@ -64,6 +64,11 @@ def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial)
                 c2 = x.dtype.type(sum_g_xhat / n)
                 for j in range(n):
                     dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
+    for j in range(n):
+        total = 0.0
+        for k in range(partial.shape[0]):
+            total += partial[k, j]
+        dweight[j] = total
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -86,13 +91,13 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     dt = x.dtype
     per, chunks = row_chunks(rows)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
-    partial = np.empty((chunks, n))
+    partial, dweight = np.empty((chunks, n)), np.empty(n, dt)
     threads_for(x.size)
     rms_norm_backward(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
+        dweight,
     )  # fmt: skip
-    dweight = partial.sum(axis=0).astype(dt, copy=False)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),
