@@ -10,9 +10,14 @@ Each of the H heads attends in its own subspace of size ``head_dim = E / H``::
 ``W_q, W_k, W_v`` are stacked in one ``in_proj_weight`` [3E, E] (one matmul for all
 three in self-attention), unless ``kdim`` / ``vdim`` differ from ``embed_dim``: then they
 are the separate ``q_proj_weight`` [E, E], ``k_proj_weight`` [E, kdim] and
-``v_proj_weight`` [E, vdim]. ``W_o, b_o`` are ``out_proj`` (a ``Linear``). The heads are
-computed together, with batched matmuls over (N, H); the attention itself is
-``F.scaled_dot_product_attention``'s Function (``minigrad/nn/functional/attention.py``).
+``v_proj_weight`` [E, vdim]. ``W_o, b_o`` are ``out_proj`` (a ``Linear``). Each
+projection is its own matmul (on a row slice of ``in_proj_weight``), so Q, K and V come
+out as three contiguous arrays and their gradients need no zero-filled [N, L, 3E]
+buffers to add up. The heads are computed together, with batched matmuls over (N, H),
+by ``F.scaled_dot_product_attention`` (``minigrad/nn/functional/attention.py``), whose
+output keeps the memory order of Q: merging the heads afterwards is a view.
+With ``need_weights=True`` the weights are built from Tensor operations
+(``attention_weights`` in the same file) and multiplied with V, as PyTorch does.
 
 Masks (PyTorch's convention for this module, the opposite of
 ``F.scaled_dot_product_attention``'s): a **bool** mask marks with True the positions that
@@ -32,12 +37,11 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.nn import init
 from minigrad.nn.functional.attention import (
-    AttentionWeights,
-    PackedSelfAttention,
-    ScaledDotProductAttention,
     as_mask,
+    attention_weights,
     causal_allow,
     check_float_mask,
+    scaled_dot_product_attention,
 )
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.linear import Linear
@@ -199,21 +203,7 @@ class MultiheadAttention(Module):
         seq_axis = 1 - batch_axis
         N, L, S = query.shape[batch_axis], query.shape[seq_axis], key.shape[seq_axis]
 
-        packed = (
-            self._qkv_same_embed_dim
-            and query is key
-            and key is value
-            and self.bias_k is None
-            and not self.add_zero_attn
-        )
-        if packed:  # self-attention: one matmul projects q, k and v
-            qkv = _split_heads(
-                linear(query, self.in_proj_weight, self.in_proj_bias), 3, H, batch_axis
-            )  # (3, N, H, L, hd)
-            if need_weights:
-                q, k, v = qkv[0], qkv[1], qkv[2]  # (N, H, L, hd) each
-        else:
-            q, k, v = self._project(query, key, value, batch_axis)  # (N, H, L|S, hd)
+        q, k, v = self._project(query, key, value, batch_axis)  # (N, H, L|S, hd)
         extra = 0  # positions appended to the keys (bias_k, zero attention)
         if self.bias_k is not None:
             bk = self.bias_k.reshape(1, H, 1, hd).expand(N, H, 1, hd)
@@ -225,23 +215,23 @@ class MultiheadAttention(Module):
             k, v = cat([k, zeros], 2), cat([v, zeros], 2)  # (N, H, S + extra, hd)
             extra += 1
 
+        # PyTorch trusts is_causal as a hint that attn_mask is the causal mask when it
+        # takes its fused path (no padding mask, no weights returned): so does minigrad
+        causal = is_causal and key_padding_mask is None and not need_weights and extra == 0
         kpm = self._key_padding_mask(key_padding_mask, batched, N, S, extra)
-        am = self._attn_mask(attn_mask, batched, N, L, S, extra, is_causal)
+        am = None if causal else self._attn_mask(attn_mask, batched, N, L, S, extra, is_causal)
         add, allow = _merge_masks(am, kpm, query.dtype)
-        mask_batch = [m.shape[:-2] for m in (add, allow) if m is not None]
-        out_batch = np.broadcast_shapes((N, H), *mask_batch)
         dropout_p = self.dropout if self.training else 0.0
         scale = 1.0 / math.sqrt(hd)
         w = None
         if need_weights:
-            w = AttentionWeights.apply(q, k, add, allow, dropout_p, scale, out_batch)
-            o = w @ v  # (N, H, L, hd), w: (N, H, L, S')
-        elif packed:
-            # the output is written in the (N, L, H, hd) | (L, N, H, hd) memory order
-            order = (0, 2, 1, 3) if batch_axis == 0 else (2, 0, 1, 3)
-            o = PackedSelfAttention.apply(qkv, add, allow, dropout_p, scale, order)
+            w = attention_weights(q, k, add, allow, dropout_p, scale)  # (N, H, L, S')
+            o = w @ v  # (N, H, L, hd)
         else:
-            o = ScaledDotProductAttention.apply(q, k, v, add, allow, dropout_p, scale, out_batch)
+            mask = add if add is not None else (None if allow is None else _const(allow))
+            o = scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=causal, scale=scale
+            )  # (N, H, L, hd), laid out in memory as q: (N, L, H, hd) | (L, N, H, hd)
 
         # (N, H, L, hd) -> (N, L, H, hd) | (L, N, H, hd) -> merge the heads -> out_proj
         o = o.permute(0, 2, 1, 3) if batch_axis == 0 else o.permute(2, 0, 1, 3)
@@ -256,8 +246,8 @@ class MultiheadAttention(Module):
 
     # ------------------------------------------------------------------- projections
     def _project(self, query, key, value, batch_axis):
-        """Project and split into heads when query, key, value are not one tensor:
-        three tensors (N, H, L|S, hd)."""
+        """The three projections, split into heads: (N, H, L|S, hd) each, views of
+        (N, L, H, hd) | (L, N, H, hd) arrays."""
         E, H = self.embed_dim, self.num_heads
         b = self.in_proj_bias
         if self._qkv_same_embed_dim:
@@ -268,12 +258,9 @@ class MultiheadAttention(Module):
         bq = bk = bv = None
         if b is not None:
             bq, bk, bv = b[:E], b[E : 2 * E], b[2 * E :]
-        q = _split_heads(linear(query, wq, bq), 1, H, batch_axis)[0]  # (N, H, L, hd)
-        if self._qkv_same_embed_dim and key is value:  # encoder-decoder: one matmul for k, v
-            kv = _split_heads(linear(key, w[E:], None if b is None else b[E:]), 2, H, batch_axis)
-            return q, kv[0], kv[1]
-        k = _split_heads(linear(key, wk, bk), 1, H, batch_axis)[0]  # (N, H, S, hd)
-        v = _split_heads(linear(value, wv, bv), 1, H, batch_axis)[0]  # (N, H, S, hd)
+        q = _split_heads(linear(query, wq, bq), H, batch_axis)
+        k = _split_heads(linear(key, wk, bk), H, batch_axis)
+        v = _split_heads(linear(value, wv, bv), H, batch_axis)
         return q, k, v
 
     # -------------------------------------------------------------------- checking
@@ -375,11 +362,11 @@ class MultiheadAttention(Module):
 
 
 # ------------------------------------------------------------------------- helpers
-def _split_heads(x: Tensor, count: int, num_heads: int, batch_axis: int) -> Tensor:
-    """(N, seq, count * E) or (seq, N, count * E) -> (count, N, H, seq, hd), a view."""
+def _split_heads(x: Tensor, num_heads: int, batch_axis: int) -> Tensor:
+    """(N, seq, E) or (seq, N, E) -> (N, H, seq, hd), a view."""
     b0, b1, width = x.shape
-    x = x.reshape(b0, b1, count, num_heads, width // (count * num_heads))
-    return x.permute(2, 0, 3, 1, 4) if batch_axis == 0 else x.permute(2, 1, 3, 0, 4)
+    x = x.reshape(b0, b1, num_heads, width // num_heads)
+    return x.permute(0, 2, 1, 3) if batch_axis == 0 else x.permute(1, 2, 0, 3)
 
 
 def _unsqueeze_same(query, key, value, dim):

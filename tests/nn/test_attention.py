@@ -231,6 +231,134 @@ def test_sdpa_dropout_gradient_uses_the_same_mask(rng):
     assert mg.gradcheck(fn, [q, k, v])
 
 
+# ================================================= SDPA: the fused kernels (float32)
+def _composite_attention(q, k, v, allow, add, keep, scale):
+    """The attention formula from plain Tensor operations (autograd differentiates it):
+    the independent reference for the kernels' forward and backward."""
+    s = (q @ k.mT) * scale
+    if add is not None:
+        s = s + mg.tensor(add)
+    if allow is not None:
+        s = s.masked_fill(mg.tensor(~allow), -np.inf)
+    p = s.softmax(-1)
+    if keep is not None:
+        p = p * mg.tensor(keep)
+    return p @ v
+
+
+@pytest.mark.parametrize(
+    "L, S, kind",
+    [(37, 37, "causal"), (5, 40, "causal"), (40, 5, "causal"), (33, 20, "bias"), (18, 18, "both")],
+)
+def test_sdpa_float32_kernels_match_composite_graph(rng, L, S, kind):
+    """Rows of every length around the kernels' 16-wide steps, causal rows shorter and
+    longer than S, a broadcast float mask, dropout: output and every gradient."""
+    shapes = ((2, 3, L, 16), (2, 3, S, 16), (2, 3, S, 8))
+    arrays = [rng.standard_normal(sh).astype(np.float32) for sh in shapes]
+    causal = kind in ("causal", "both")
+    add = rng.standard_normal((1, 3, L, S)).astype(np.float32) if kind != "causal" else None
+    p = 0.3 if kind == "both" else 0.0
+    mine = [mg.tensor(a, requires_grad=True) for a in arrays]
+    mg.manual_seed(3)
+    out = F.scaled_dot_product_attention(
+        *mine, attn_mask=None if add is None or causal else mg.tensor(add), dropout_p=p,
+        is_causal=causal,
+    )  # fmt: skip
+    keep = None
+    if p > 0:  # the same draws the function made
+        mg.manual_seed(3)
+        keep = F.dropout(mg.ones(2, 3, L, S), p).numpy().astype(np.float64)
+    ref_in = [mg.tensor(a.astype(np.float64), requires_grad=True) for a in arrays]
+    allow = np.tril(np.ones((L, S), bool)) if causal else None
+    ref = _composite_attention(
+        *ref_in, allow, None if causal else add, keep, 1 / 4.0
+    )  # scale 1/sqrt(16)
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-4, atol=2e-6)
+    g = rng.standard_normal(out.shape)
+    out.backward(mg.tensor(g.astype(np.float32)))
+    ref.backward(mg.tensor(g))
+    for a, b in zip(mine, ref_in):
+        assert a.grad.dtype == np.float32
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_sdpa_kernels_same_bits_on_one_and_two_threads(rng):
+    """Large enough (2 * 4 * 128 * 128 scores) to be shared among threads: the blocks are
+    independent, so the split changes nothing."""
+    shapes = ((2, 4, 128, 32), (2, 4, 128, 32), (2, 4, 128, 32))
+    arrays = [rng.standard_normal(sh).astype(np.float32) for sh in shapes]
+    g = mg.tensor(rng.standard_normal(shapes[0]).astype(np.float32))
+    results = []
+    before = mg.get_num_threads()
+    try:
+        for threads in (1, 2):
+            mg.set_num_threads(threads)
+            ts = [mg.tensor(a, requires_grad=True) for a in arrays]
+            out = F.scaled_dot_product_attention(*ts, is_causal=True)
+            out.backward(g)
+            results.append([out.numpy()] + [t.grad.numpy() for t in ts])
+    finally:
+        mg.set_num_threads(before)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_sdpa_output_keeps_the_query_memory_order(rng):
+    """Heads split from an (N, L, H, hd) array come back in that order: merging them is
+    a view (MultiheadAttention relies on it)."""
+    x = rng.standard_normal((2, 5, 3, 4)).astype(np.float32)  # (N, L, H, hd)
+    q = mg.tensor(x).permute(0, 2, 1, 3)  # (N, H, L, hd), a view
+    out = F.scaled_dot_product_attention(q, q, q)
+    merged = out.permute(0, 2, 1, 3).numpy()
+    assert merged.flags.c_contiguous
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sdpa_with_no_keys_gives_zeros_as_pytorch(rng, dtype):
+    # PyTorch 2.13: an empty softmax row reads nothing, the output and dQ are zeros
+    q = mg.tensor(rng.standard_normal((2, 3, 4)).astype(dtype), requires_grad=True)
+    k = mg.tensor(np.zeros((2, 0, 4), dtype), requires_grad=True)
+    v = mg.tensor(np.zeros((2, 0, 5), dtype), requires_grad=True)
+    out = F.scaled_dot_product_attention(q, k, v)
+    assert out.shape == (2, 3, 5) and out.dtype == dtype
+    np.testing.assert_array_equal(out.numpy(), 0.0)
+    out.sum().backward()
+    np.testing.assert_array_equal(q.grad.numpy(), 0.0)
+    assert k.grad.shape == (2, 0, 4) and v.grad.shape == (2, 0, 5)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_mha_with_no_keys_as_pytorch(torch, rng, need_weights):
+    ref, mine = _mha_pair(torch, embed_dim=4, num_heads=2, batch_first=True)
+    with torch.no_grad():
+        ref.out_proj.bias.copy_(torch.tensor([0.1, -0.2, 0.3, 0.4]))
+    mine.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    x = rng.standard_normal((2, 3, 4))
+    empty = np.zeros((2, 0, 4))
+    out, w = mine(mg.tensor(x), mg.tensor(empty), mg.tensor(empty), need_weights=need_weights)
+    ref_out, ref_w = ref(torch.tensor(x), torch.tensor(empty), torch.tensor(empty),
+                         need_weights=need_weights)  # fmt: skip
+    np.testing.assert_allclose(out.numpy(), ref_out.detach().numpy(), **TOL)
+    if need_weights:
+        assert w.shape == tuple(ref_w.shape) == (2, 3, 0)
+
+
+def test_mha_trusts_the_is_causal_hint_on_its_fused_path_as_pytorch(torch, rng):
+    """PyTorch's fast path (no padding mask, no weights) takes ``is_causal`` as the
+    promise that ``attn_mask`` is the causal mask, and uses the causal mask."""
+    ref, mine = _mha_pair(torch, embed_dim=8, num_heads=2, batch_first=True)
+    x = rng.standard_normal((2, 5, 8))
+    wrong = rng.random((5, 5)) > 0.5  # not causal: the hint says it is
+    wrong[:, 0] = False
+    out, _ = mine(*[mg.tensor(x)] * 3, attn_mask=mg.tensor(wrong), is_causal=True,
+                  need_weights=False)  # fmt: skip
+    ref_out, _ = ref(*[torch.tensor(x)] * 3, attn_mask=torch.tensor(wrong), is_causal=True,
+                     need_weights=False)  # fmt: skip
+    np.testing.assert_allclose(out.numpy(), ref_out.detach().numpy(), **TOL)
+    causal, _ = mine(*[mg.tensor(x)] * 3, is_causal=True, need_weights=False)
+    np.testing.assert_allclose(out.numpy(), causal.numpy(), **TOL)
+
+
 # ====================================================================== SDPA: errors
 def test_sdpa_errors_name_the_argument(rng):
     q, k, v = tensors(rng, (2, 3, 4), (2, 5, 4), (2, 5, 3), requires_grad=False)

@@ -105,3 +105,25 @@ def test_linear_repr_and_bias_none():
 def test_identity():
     x = mg.randn(2, 3)
     assert nn.Identity(54, unused="x")(x) is x
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")
+@pytest.mark.parametrize("in_features, out_features", [(0, 3), (3, 0)])
+def test_linear_with_zero_features_as_pytorch(torch, in_features, out_features):
+    # Linear(0, 3) on [2, 0]: the output is the bias on every row, its gradient N
+    layer = nn.Linear(in_features, out_features)
+    ref = torch.nn.Linear(in_features, out_features)
+    with torch.no_grad():
+        ref.bias.copy_(torch.arange(out_features, dtype=torch.float32))
+    layer.load_state_dict({k: v.numpy() for k, v in ref.state_dict().items()})
+    x = mg.zeros(2, in_features, requires_grad=True)
+    tx = torch.zeros(2, in_features, requires_grad=True)
+    y, ty = layer(x), ref(tx)
+    assert y.shape == tuple(ty.shape) == (2, out_features)
+    np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
+    y.sum().backward()
+    ty.sum().backward()
+    np.testing.assert_array_equal(layer.bias.grad.numpy(), ref.bias.grad.numpy())
+    assert layer.weight.grad.shape == tuple(ref.weight.grad.shape)
+    assert x.grad.shape == tuple(tx.grad.shape)
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

@@ -7,9 +7,9 @@ For queries ``Q`` [..., L, E], keys ``K`` [..., S, E] and values ``V`` [..., S, 
     P'     = dropout(P)                 # only when dropout_p > 0
     out    = P' V                       # (..., L, Ev)
 
-The whole of it is one autograd ``Function`` with a closed-form backward in five batched
-matmuls, saving ``Q`` and ``Q * scale``, ``K``, ``V``, ``P`` and the dropout mask (``Q``
-itself for the recorded backward below)::
+It is one autograd ``Function``, ``ScaledDotProductAttention``, with a closed-form
+backward in four batched matmuls and the softmax backward, saving ``Q``, ``K``, ``V``,
+``P`` and (with dropout) the mask ``D``::
 
     dV = P'^T dO                        # (..., S, Ev)
     dP = (dO V^T) * D                   # (..., L, S); D: the kept/(1 - p) dropout mask
@@ -17,21 +17,26 @@ itself for the recorded backward below)::
     dQ = dS K * scale                   # (..., L, E)
     dK = dS^T Q * scale                 # (..., S, E)
 
+(with ``P * D = P'``: ``dS = P' * (dO V^T) - P * rowsum(P' * (dO V^T))``). The products
+are NumPy's batched matmuls (BLAS); the mask, softmax and dropout between them, and the
+softmax backward, run as one fused pass per row in ``minigrad/kernels/attention.py``
+(float32 / float64; other dtypes take the same formulas in NumPy, ``_softmax_rows``).
+``scale`` is applied inside those passes, so neither Q nor the scores are copied to
+scale them. ``is_causal`` tells the kernel to skip the keys past the diagonal.
+
+The output, and dQ, dK, dV, keep the memory order of their tensors (as PyTorch's
+``empty_like`` does): for the heads of ``MultiheadAttention``, views (N, H, L, hd) of
+(N, L, H, hd) arrays, merging the heads after attention is then free.
+
 When the backward is itself recorded (``create_graph=True``, for second derivatives) the
-same formulas run in Tensor operations instead, so that they can be differentiated again.
+same formulas run in Tensor operations instead, so that they can be differentiated again;
+``attention_weights`` builds the weights alone from those operations (for
+``MultiheadAttention(need_weights=True)``).
 
 A row whose every key is masked (all ``-inf`` scores) has no softmax; here its weights
 are all zero, so the row's output is zero and no gradient flows through it (PyTorch's
-``scaled_dot_product_attention`` does the same).
-
-Three Functions share these formulas: ``ScaledDotProductAttention`` (behind
-``F.scaled_dot_product_attention``), ``PackedSelfAttention`` (the same with Q, K, V packed
-in one tensor, for ``MultiheadAttention``'s self-attention) and ``AttentionWeights`` (the
-weights alone, when ``MultiheadAttention`` is asked to return them).
-
-The softmax is NumPy's: its vectorised ``exp`` beat a Numba loop over rows (Numba's
-``exp`` is scalar without Intel's SVML), measured on the scores of
-``MultiheadAttention(128, 4)`` over a [32, 64, 128] batch.
+``scaled_dot_product_attention`` does the same). With no keys at all (S = 0) every row
+is such a row.
 """
 
 from __future__ import annotations
@@ -44,14 +49,16 @@ from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.nn.functional.dropout import dropout_mask
-from minigrad.ops import stack
-from minigrad.tensor import Tensor
+from minigrad.tensor import Tensor, _shape_str
+from minigrad.threads import get_num_threads
 
 __all__ = ["scaled_dot_product_attention"]
 
+_KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
+#: Score arrays smaller than this run on the calling thread (waking a helper costs
+#: more than it saves).
+PARALLEL_MIN_ELEMENTS = 1 << 16
 
 
 def _const(arr: np.ndarray) -> Tensor:
@@ -71,127 +78,193 @@ def causal_allow(L: int, S: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ softmax over rows
-def _softmax_rows(scores: np.ndarray, masked: bool):
-    """Softmax over the last axis, in place. Returns ``(P, dead)``.
-
-    Stable: the row maximum is subtracted before ``exp``. Only a masked input can have a
-    row of all ``-inf`` (its maximum is ``-inf``): ``dead`` marks those rows (..., L, 1),
-    or is None when there are none. Their maximum is replaced by 0 so ``exp`` gives
-    zeros, and their zero sum by 1 so the division leaves them zero.
-    """
-    m = scores.max(axis=-1, keepdims=True)  # (..., L, 1)
-    dead = None
-    if masked:
-        dead = m == -np.inf
-        if dead.any():
-            m[dead] = 0
-        else:
-            dead = None
-    np.subtract(scores, m, out=scores)
-    np.exp(scores, out=scores)
-    total = scores.sum(axis=-1, keepdims=True)  # (..., L, 1)
-    if dead is not None:
-        total[dead] = 1
-    np.divide(scores, total, out=scores)
-    return scores, dead
-
-
-def _softmax_backward_rows(p: np.ndarray, dp: np.ndarray) -> np.ndarray:
-    """dS = P * (dP - rowsum(dP * P)), written into ``dp``."""
-    row = np.einsum("...j,...j->...", dp, p)[..., None]  # (..., L, 1), no temporary
-    np.subtract(dp, row, out=dp)
-    np.multiply(dp, p, out=dp)
-    return dp
-
-
-# ------------------------------------------------------------------- the core, on arrays
 def _swap(a: np.ndarray) -> np.ndarray:
     return np.swapaxes(a, -1, -2)
 
 
-def _weights_arrays(q, k, add, allow, scale, dropout_p, out_batch):
-    """Forward up to the attention weights. Returns ``(qs, p, keep, dead)``, arrays.
+def _as_blocks(a: np.ndarray) -> np.ndarray:
+    """A [..., L, S] array as [B1, B2, L, S] (a view of a C-contiguous array)."""
+    lead = a.shape[:-2]
+    if len(lead) == 2:
+        return a
+    if len(lead) < 2:
+        return a.reshape((1,) * (2 - len(lead)) + a.shape)
+    return a.reshape((-1, lead[-1]) + a.shape[-2:])
 
-    Args:
-        q, k: arrays [..., L, E] and [..., S, E].
-        add: the additive float mask (an array broadcastable to the scores) or None.
-        allow: a bool array broadcastable to the scores, True where attending is
-            allowed, or None.
-        out_batch: the broadcast batch shape of everything (scores are out_batch + (L, S)).
 
-    ``qs`` is Q * scale (the backward uses it for dK); ``keep`` is None without dropout,
-    else the float mask kept / (1 - p); ``dead`` marks the rows (..., L, 1) whose every
-    key is masked, or is None when there are none.
+def _run_blocks(kernel, scores: np.ndarray, *args) -> None:
+    """``kernel(*args, first, last, ...)`` over the (batch, head) blocks of ``scores``,
+    shared among ``mg.get_num_threads()`` threads when the scores are large."""
+    blocks = scores.shape[0] * scores.shape[1]
+    head, tail = args[:-1], args[-1]
+    threads = get_num_threads()
+    if scores.size < PARALLEL_MIN_ELEMENTS or threads == 1 or blocks == 1:
+        kernel(*head, 0, blocks, *tail)
+        return
+    from minigrad.threads import share
+
+    items = min(blocks, 2 * threads)
+    bounds = [blocks * i // items for i in range(items + 1)]
+    share(lambda i: kernel(*head, bounds[i], bounds[i + 1], *tail), items)
+
+
+def _softmax_rows(scores, bias, keep, scale, causal):
+    """The NumPy twin of the forward kernel (dtypes it has no signature for): P in
+    place in ``scores``; returns P * keep (P itself without dropout)."""
+    scores *= scores.dtype.type(scale)
+    if bias is not None:
+        scores += bias
+    if causal:
+        np.copyto(scores, -np.inf, where=~causal_allow(*scores.shape[-2:]))
+    if scores.shape[-1] == 0:  # no keys: every row is a masked row
+        return scores if keep is None else scores * keep
+    m = scores.max(axis=-1, keepdims=True)
+    dead = m == -np.inf
+    m[dead] = 0
+    np.subtract(scores, m, out=scores)
+    np.exp(scores, out=scores)
+    total = scores.sum(axis=-1, keepdims=True)
+    total[dead] = 1
+    np.divide(scores, total, out=scores)
+    return scores if keep is None else scores * keep
+
+
+def _softmax_backward_rows(p, keep, g, out_scale):
+    """The NumPy twin of the backward kernel: dS * out_scale, written into ``g``."""
+    pg = g * (p if keep is None else p * keep)
+    row = pg.sum(axis=-1, keepdims=True)
+    np.multiply(p, row, out=g)
+    np.subtract(pg, g, out=g)
+    g *= g.dtype.type(out_scale)
+    return g
+
+
+def _kernels():
+    from minigrad.kernels import attention  # lazy: numba
+
+    return attention
+
+
+def _empty_like_layout(t: np.ndarray, shape: tuple | None = None) -> np.ndarray:
+    """An uninitialised array shaped like ``t`` (or ``shape``, same ndim), with its axes
+    laid out in memory in the order of ``t``'s strides (outermost first)."""
+    shape = t.shape if shape is None else shape
+    order = sorted(range(t.ndim), key=lambda i: -abs(t.strides[i]))
+    buf = np.empty(tuple(shape[i] for i in order), dtype=t.dtype)
+    return buf.transpose(tuple(np.argsort(order)))
+
+
+# ------------------------------------------------------------------- the core, on arrays
+def _weights_arrays(q, k, bias, causal, scale, dropout_p, out_batch):
+    """Forward up to the attention weights: ``(p, pd, keep)``, arrays out_batch + (L, S).
+
+    ``bias`` is the additive mask (an array broadcastable to the scores, ``-inf`` where
+    a bool mask blocks) or None; ``causal`` masks the keys j > i. ``pd`` is the weights
+    after dropout and ``keep`` the dropout mask (``p`` itself and None without dropout).
     """
-    qs = q * np.asarray(scale, dtype=q.dtype)  # (..., L, E): cheaper to scale than the scores
-    scores = np.matmul(qs, _swap(k))  # (..., L, S)
+    scores = np.matmul(q, _swap(k))  # (..., L, S), raw: the kernel scales
     shape = out_batch + scores.shape[-2:]
     if scores.shape != shape:
         scores = np.array(np.broadcast_to(scores, shape))
-    if add is not None:
-        scores += add
-    if allow is not None:
-        np.copyto(scores, -np.inf, where=~allow)
-    p, dead = _softmax_rows(scores, add is not None or allow is not None)  # (..., L, S)
-    keep = dropout_mask(p.shape, p.dtype, dropout_p) if dropout_p > 0 else None
-    return qs, p, keep, dead
+    keep = dropout_mask(shape, scores.dtype, dropout_p) if dropout_p > 0 else None
+    if scores.dtype not in _KERNEL_DTYPES or scores.size == 0:
+        b = None if bias is None else np.broadcast_to(bias, shape)
+        pd = _softmax_rows(scores, b, keep, scale, causal)
+        return scores, pd, keep
+    x4 = _as_blocks(scores)
+    empty = np.empty((0, 0, 0, 0), dtype=scores.dtype)
+    if bias is None:
+        b4 = empty
+    else:
+        b4 = np.broadcast_to(np.asarray(bias, dtype=scores.dtype), shape)
+        b4 = _as_blocks(b4) if b4.ndim <= 4 else _as_blocks(np.ascontiguousarray(b4))
+        b4 = b4.view()
+        b4.flags.writeable = False  # the kernel's signature takes a read-only bias
+    k4 = empty if keep is None else _as_blocks(keep)
+    pd4 = empty if keep is None else np.empty_like(x4)
+    _run_blocks(_kernels().softmax_forward, x4, x4, b4, k4, float(scale), bool(causal), (pd4,))
+    return scores, (scores if keep is None else pd4.reshape(shape)), keep
 
 
-def _scores_backward_arrays(ds, qs, k, scale, need_q, need_k, out_q=None, out_k=None):
-    """dQ = dS K * scale, dK = dS^T (Q * scale); written into ``out_*`` when given."""
-    dq = dk = None
-    if need_q:
-        dq = np.matmul(ds, k, out=out_q)  # (..., L, E)
-        dq *= scale
-    if need_k:
-        dk = np.matmul(_swap(ds), qs, out=out_k)  # (..., S, E)
-    return dq, dk
-
-
-def _backward_arrays(go, qs, k, v, p, keep, scale, needs, outs=(None, None, None)):
-    """dQ, dK, dV and dS (the scores' gradient) from dO, all arrays; see the docstring."""
-    dv = None
+def _backward_arrays(go, q, k, v, p, keep, scale, causal, needs, need_ds):
+    """dQ, dK, dV (each in its tensor's memory order) and dS (the scores' gradient, when
+    ``need_ds``) from dO, all arrays; see the module docstring."""
+    dq = dk = dv = None
     if needs[2]:
         pd = p if keep is None else p * keep  # (..., L, S)
-        dv = np.matmul(_swap(pd), go, out=outs[2])  # (..., S, Ev)
-    dp = np.matmul(go, _swap(v))  # (..., L, S)
-    if keep is not None:
-        dp *= keep
-    ds = _softmax_backward_rows(p, dp)  # (..., L, S), in place in dp
-    dq, dk = _scores_backward_arrays(ds, qs, k, scale, needs[0], needs[1], outs[0], outs[1])
-    return dq, dk, dv, ds
+        dv = np.matmul(_swap(pd), go)  # (..., S, Ev), batch dims of the scores
+        if dv.shape == v.shape:
+            dv = _into_layout(dv, v)
+    g = np.matmul(go, _swap(v))  # (..., L, S), dO V^T
+    if g.shape != p.shape:
+        g = np.array(np.broadcast_to(g, p.shape))
+    out_scale = 1.0 if need_ds else scale  # dQ, dK take the scale from dS, or after
+    if p.dtype in _KERNEL_DTYPES and p.size:
+        g4 = _as_blocks(g)
+        empty = np.empty((0, 0, 0, 0), dtype=p.dtype)
+        k4 = empty if keep is None else _as_blocks(keep)
+        args = (_as_blocks(p), k4, g4, float(out_scale), bool(causal), ())
+        _run_blocks(_kernels().softmax_backward, g4, *args)
+        ds = g
+    else:
+        ds = _softmax_backward_rows(p, keep, g, out_scale)
+    if needs[0]:
+        dq = _product_into(ds, k, q)  # (..., L, E)
+    if needs[1]:
+        dk = _product_into(_swap(ds), q, k)  # (..., S, E)
+    if need_ds:
+        if dq is not None:
+            dq *= dq.dtype.type(scale)
+        if dk is not None:
+            dk *= dk.dtype.type(scale)
+    return dq, dk, dv, (ds if need_ds else None)
+
+
+def _product_into(a, b, like):
+    """a @ b, written in ``like``'s memory order when it has ``like``'s shape."""
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    if shape != like.shape:
+        return np.matmul(a, b)
+    return np.matmul(a, b, out=_empty_like_layout(like))
+
+
+def _into_layout(a, like):
+    """``a`` copied into ``like``'s memory order, unless it already has it."""
+    if all(sa == sl for sa, sl in zip(np.argsort(a.strides), np.argsort(like.strides))):
+        return a
+    out = _empty_like_layout(like)
+    out[...] = a
+    return out
 
 
 # --------------------------------------------- the same, in Tensor operations (create_graph)
-def _weights_tensor(q, k, add, allow, scale, dead):
+def _weights_tensor(q, k, add, allow, scale):
     """The attention weights P in Tensor operations, differentiable again."""
     scores = (q @ k.mT) * scale  # (..., L, S)
     if add is not None:
         scores = scores + add
     if allow is not None:
         scores = scores.masked_fill(_const(~allow), -np.inf)
-    if dead is not None:  # rows with every key masked: softmax of zeros, then zeroed
+    sd = scores._data
+    if sd.shape[-1] == 0:  # no keys: no weights
+        return scores
+    dead = np.all(sd == -np.inf, axis=-1, keepdims=True)  # rows with every key masked
+    if dead.any():  # softmax of zeros there, then zeroed: no NaN, no gradient
         scores = scores.masked_fill(_const(dead), 0.0)
-    p = scores.softmax(-1)
-    if dead is not None:
-        p = p.masked_fill(_const(dead), 0.0)
-    return p
+        return scores.softmax(-1).masked_fill(_const(dead), 0.0)
+    return scores.softmax(-1)
 
 
-def _softmax_backward_tensor(p, dp):
-    return p * (dp - (dp * p).sum(-1, keepdim=True))
-
-
-def _backward_tensor(g, q, k, v, add, allow, keep, scale, dead):
+def _backward_tensor(g, q, k, v, add, allow, keep, scale):
     """dQ, dK, dV, dS as differentiable Tensor operations (unreduced batch dims)."""
-    p = _weights_tensor(q, k, add, allow, scale, dead)  # (..., L, S)
+    p = _weights_tensor(q, k, add, allow, scale)  # (..., L, S)
     kt = None if keep is None else _const(keep)
     pd = p if kt is None else p * kt
     dv = pd.mT @ g  # (..., S, Ev)
     dp = g @ v.mT  # (..., L, S)
     if kt is not None:
         dp = dp * kt
-    ds = _softmax_backward_tensor(p, dp)
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
     return (ds @ k) * scale, (ds.mT @ q) * scale, dv, ds
 
 
@@ -202,35 +275,56 @@ def _unbroadcast_array(arr, shape):
     return unbroadcast(t, shape)
 
 
-# ------------------------------------------------------------------------- Functions
+def _bias_of(add, allow):
+    """The additive mask the kernels take: the float mask plus -inf where ``allow`` is
+    False (None when there is neither)."""
+    bias = None if add is None else add._data
+    if allow is not None:
+        blocked = np.where(allow, 0.0, -np.inf).astype(
+            bias.dtype if bias is not None else np.float64, copy=False
+        )
+        bias = blocked if bias is None else bias + blocked
+    return bias
+
+
+# ------------------------------------------------------------------------- the Function
 class ScaledDotProductAttention(Function):
     """softmax(Q K^T * scale + M) V with dropout on the weights; see the module docstring.
 
-    ``apply(q, k, v, add, allow, dropout_p, scale, out_batch)``: ``add`` is the float mask
-    (a Tensor, it may require grad) or None, ``allow`` the bool mask array or None.
+    ``apply(q, k, v, add, allow, causal, dropout_p, scale, out_batch)``: ``add`` is the
+    float mask (a Tensor, it may require grad) or None, ``allow`` the bool mask array
+    (True = may attend) or None, ``causal`` whether the keys j > i are masked too.
     """
 
     @staticmethod
-    def forward(ctx, q, k, v, add, allow, dropout_p, scale, out_batch):
-        add_data = None if add is None else add._data
-        qs, p, keep, dead = _weights_arrays(
-            q._data, k._data, add_data, allow, scale, dropout_p, out_batch
-        )
-        pd = p if keep is None else p * keep  # (..., L, S)
-        out = np.matmul(pd, v._data)  # (..., L, Ev)
-        ctx.save_for_backward(q, k, v, add, qs, p, keep)
-        ctx.allow, ctx.scale, ctx.dead = allow, scale, dead
+    def forward(ctx, q, k, v, add, allow, causal, dropout_p, scale, out_batch):
+        bias = _bias_of(add, allow)
+        if bias is not None:
+            bias = bias.astype(q._data.dtype, copy=False)
+        p, pd, keep = _weights_arrays(q._data, k._data, bias, causal, scale, dropout_p, out_batch)
+        shape = out_batch + (q.shape[-2], v.shape[-1])
+        qd = q._data
+        same = qd.shape[:-1] == shape[:-1]  # the output keeps q's memory order
+        out = np.matmul(pd, v._data, out=_empty_like_layout(qd, shape) if same else None)
+        ctx.save_for_backward(q, k, v, add, p, keep)
+        ctx.allow, ctx.causal, ctx.scale = allow, causal, scale
         return out
 
     @staticmethod
     def backward(ctx, g):
-        q, k, v, add, qs, p, keep = ctx.saved_tensors
+        q, k, v, add, p, keep = ctx.saved_tensors
         needs = ctx.needs_input_grad
+        allow = ctx.allow
+        if ctx.causal:
+            causal = causal_allow(q.shape[-2], k.shape[-2])
+            allow = causal if allow is None else allow & causal
         if _state.enabled:  # create_graph: differentiable formulas in Tensor operations
-            grads = _backward_tensor(g, q, k, v, add, ctx.allow, keep, ctx.scale, ctx.dead)
+            dq, dk, dv, ds = _backward_tensor(g, q, k, v, add, allow, keep, ctx.scale)
         else:
-            grads = _backward_arrays(g._data, qs, k._data, v._data, p, keep, ctx.scale, needs)
-        dq, dk, dv, ds = grads
+            dq, dk, dv, ds = _backward_arrays(
+                g._data, q._data, k._data, v._data, p, keep, ctx.scale, ctx.causal, needs,
+                needs[3],
+            )  # fmt: skip
         return (
             _unbroadcast_array(dq, q.shape) if needs[0] else None,
             _unbroadcast_array(dk, k.shape) if needs[1] else None,
@@ -240,103 +334,18 @@ class ScaledDotProductAttention(Function):
             None,
             None,
             None,
-        )
-
-
-class PackedSelfAttention(Function):
-    """Self-attention with Q, K, V packed in one tensor ``qkv`` [3, ..., L, E].
-
-    The same formulas as ``ScaledDotProductAttention``, for ``MultiheadAttention``'s
-    self-attention, where Q, K, V are three slices of one projection. Taking the packed
-    tensor lets the backward write dQ, dK, dV straight into one gradient laid out like
-    the projection's output (no zero-filled per-slice gradients to add up), and
-    ``out_order`` lets the forward write its result in the memory order the caller
-    wants next: the output (..., L, E) is a transposed view of a buffer whose axes are
-    ``out_order`` (MultiheadAttention asks for (N, L, H, hd), so merging the heads is
-    free).
-
-    ``apply(qkv, add, allow, dropout_p, scale, out_order)``; the masks must broadcast to
-    the batch dims of Q.
-    """
-
-    @staticmethod
-    def forward(ctx, qkv, add, allow, dropout_p, scale, out_order):
-        q, k, v = qkv._data[0], qkv._data[1], qkv._data[2]
-        add_data = None if add is None else add._data
-        qs, p, keep, dead = _weights_arrays(q, k, add_data, allow, scale, dropout_p, q.shape[:-2])
-        pd = p if keep is None else p * keep  # (..., L, S)
-        shape = q.shape[:-1] + v.shape[-1:]
-        buf = np.empty(tuple(shape[i] for i in out_order), dtype=q.dtype)
-        out = buf.transpose(tuple(np.argsort(out_order)))  # (..., L, E), a view
-        np.matmul(pd, v, out=out)
-        ctx.save_for_backward(qkv, add, qs, p, keep)
-        ctx.allow, ctx.scale, ctx.dead = allow, scale, dead
-        return out
-
-    @staticmethod
-    def backward(ctx, g):
-        qkv, add, qs, p, keep = ctx.saved_tensors
-        needs = ctx.needs_input_grad
-        if _state.enabled:
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            dq, dk, dv, ds = _backward_tensor(g, q, k, v, add, ctx.allow, keep, ctx.scale, ctx.dead)
-            dqkv = stack([dq, dk, dv]) if needs[0] else None
-        else:
-            dqkv = None
-            outs = (None, None, None)
-            if needs[0]:
-                dqkv = np.empty_like(qkv._data)  # keeps qkv's memory layout
-                outs = (dqkv[0], dqkv[1], dqkv[2])
-            k, v = qkv._data[1], qkv._data[2]
-            need3 = (needs[0],) * 3
-            *_, ds = _backward_arrays(g._data, qs, k, v, p, keep, ctx.scale, need3, outs)
-        dmask = _unbroadcast_array(ds, add.shape) if needs[1] else None
-        return dqkv, dmask, None, None, None, None
-
-
-class AttentionWeights(Function):
-    """P' = dropout(softmax(Q K^T * scale + M)): the weights alone, for ``need_weights``.
-
-    ``MultiheadAttention`` uses it when the caller wants the weights back; the output is
-    then ``P' @ V`` as an ordinary matmul. Backward: ``dP = dP' * D``, then as in
-    ``ScaledDotProductAttention``.
-
-    ``apply(q, k, add, allow, dropout_p, scale, out_batch)``.
-    """
-
-    @staticmethod
-    def forward(ctx, q, k, add, allow, dropout_p, scale, out_batch):
-        add_data = None if add is None else add._data
-        qs, p, keep, dead = _weights_arrays(
-            q._data, k._data, add_data, allow, scale, dropout_p, out_batch
-        )
-        ctx.save_for_backward(q, k, add, qs, p, keep)  # p may be the output itself
-        ctx.allow, ctx.scale, ctx.dead = allow, scale, dead
-        return p if keep is None else p * keep
-
-    @staticmethod
-    def backward(ctx, g):
-        q, k, add, qs, p, keep = ctx.saved_tensors
-        needs = ctx.needs_input_grad
-        if _state.enabled:
-            pt = _weights_tensor(q, k, add, ctx.allow, ctx.scale, ctx.dead)
-            dp = g if keep is None else g * _const(keep)
-            ds = _softmax_backward_tensor(pt, dp)
-            dq, dk = (ds @ k) * ctx.scale, (ds.mT @ q) * ctx.scale
-        else:
-            p = p._data if isinstance(p, Tensor) else p  # a saved output comes back a Tensor
-            dp = g._data * keep if keep is not None else g._data.copy()
-            ds = _softmax_backward_rows(p, dp)
-            dq, dk = _scores_backward_arrays(ds, qs, k._data, ctx.scale, needs[0], needs[1])
-        return (
-            _unbroadcast_array(dq, q.shape) if needs[0] else None,
-            _unbroadcast_array(dk, k.shape) if needs[1] else None,
-            _unbroadcast_array(ds, add.shape) if needs[2] else None,
-            None,
-            None,
-            None,
             None,
         )
+
+
+def attention_weights(q: Tensor, k: Tensor, add, allow, dropout_p: float, scale: float):
+    """P' = dropout(softmax(Q K^T * scale + M)), the weights alone, in Tensor operations
+    (autograd differentiates them): for ``MultiheadAttention(need_weights=True)``, which
+    returns them. ``add``: float mask Tensor or None; ``allow``: bool array or None."""
+    p = _weights_tensor(q, k, add, allow, scale)  # (..., L, S)
+    if dropout_p > 0:
+        p = p * _const(dropout_mask(p.shape, p.dtype, dropout_p))
+    return p
 
 
 # --------------------------------------------------------------------------- checking
@@ -440,11 +449,9 @@ def scaled_dot_product_attention(
         raise ValueError(f"{fn}: dropout_p must be in [0, 1], got {dropout_p}")
     named = [("query", query.shape), ("key", key.shape), ("value", value.shape)]
     add = allow = None
-    if is_causal:
-        if attn_mask is not None:
-            raise ValueError(f"{fn}: attn_mask cannot be given together with is_causal=True")
-        allow = causal_allow(L, S)
-    elif attn_mask is not None:
+    if is_causal and attn_mask is not None:
+        raise ValueError(f"{fn}: attn_mask cannot be given together with is_causal=True")
+    if attn_mask is not None:
         mask = as_mask("attn_mask", attn_mask, fn)
         mshape = mask.shape
         if len(mshape) < 2:
@@ -465,5 +472,5 @@ def scaled_dot_product_attention(
     if scale is None:
         scale = 1.0 / float(np.sqrt(E))
     return ScaledDotProductAttention.apply(
-        query, key, value, add, allow, float(dropout_p), float(scale), out_batch
+        query, key, value, add, allow, bool(is_causal), float(dropout_p), float(scale), out_batch
     )

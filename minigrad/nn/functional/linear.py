@@ -14,6 +14,8 @@ Backward, with ``x2`` the input as ``(N, in)`` and ``g2`` the output gradient as
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minigrad.autograd.function import Function
@@ -22,11 +24,16 @@ from minigrad.tensor import Tensor, _shape_str, as_tensor
 __all__ = ["linear", "embedding", "one_hot"]
 
 
+def _rows(shape: tuple) -> int:
+    """N: the product of the leading dims (spelled out: ``reshape(-1, 0)`` is ambiguous)."""
+    return math.prod(shape[:-1])
+
+
 class Linear(Function):
     @staticmethod
     def forward(ctx, x, weight, bias):
         in_features = weight._data.shape[1]
-        x2 = x._data.reshape(-1, in_features)  # (N, in)
+        x2 = x._data.reshape(_rows(x._data.shape), in_features)  # (N, in)
         y = np.matmul(x2, weight._data.T)  # (N, out)
         if bias is not None:
             y += bias._data
@@ -38,12 +45,13 @@ class Linear(Function):
         x, weight = ctx.saved_tensors
         x_needs, w_needs, b_needs = ctx.needs_input_grad
         out_features, in_features = weight._data.shape
-        g2 = g.reshape(-1, out_features)  # (N, out)
+        rows = _rows(x._data.shape)
+        g2 = g.reshape(rows, out_features)  # (N, out)
         gx = gw = gb = None
         if x_needs:
             gx = (g2 @ weight).reshape(x._data.shape)  # (N, in) -> x's shape
         if w_needs:
-            gw = g2.mT @ x.reshape(-1, in_features)  # (out, in)
+            gw = g2.mT @ x.reshape(rows, in_features)  # (out, in)
         if b_needs:
             gb = g2.sum(0)  # (out,)
         return gx, gw, gb
