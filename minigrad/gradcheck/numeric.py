@@ -37,7 +37,8 @@ forward loses precision (``verdict.LOST_PRECISION``).
 
 **Convergence** (refined columns): the differences converge when the gap from h to 2h
 is at most the gap from 2h to 4h plus the rounding error; and the stencil is smooth
-when the slope changes by less than itself within one step, ``|right - left| <= |D|``.
+when the slope changes by less than itself within the stencil: ``|right - left| <= |D|``
+and, where 2h was taken, ``|right(2h) - right(h)| + |left(2h) - left(h)| <= |D|``.
 Where either fails, the step is wide against the function (a pole, a steep change) and
 no entry there can fail (``verdict.classify``).
 
@@ -192,6 +193,7 @@ class Stencil:
         self.gap = np.full(self.central.shape, np.nan)
         self.central2 = np.full(self.central.shape, np.nan)
         self.gap_wide = np.full(self.central.shape, np.nan)
+        self.slope_change = np.zeros(self.central.shape)
         self.kink_residual = np.zeros(self.central.shape)
         self.refined = np.zeros(n_in, dtype=bool)
         self.calibration = np.zeros(0, dtype=int)
@@ -216,8 +218,12 @@ class Stencil:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             central2 = ((g2 - gm2) / (a2 - b2)).T
             central4 = ((g4 - gm4) / (a4 - b4)).T
-            jump2 = ((g2 - base) / a2 - (base - gm2) / -b2).T
+            right2, left2 = ((g2 - base) / a2).T, ((base - gm2) / -b2).T
+            jump2 = right2 - left2
             jump = self.right[:, columns] - self.left[:, columns]
+            self.slope_change[:, columns] = np.abs(right2 - self.right[:, columns]) + np.abs(
+                left2 - self.left[:, columns]
+            )
             self.central2[:, columns] = central2
             self.gap[:, columns] = np.abs(self.central[:, columns] - central2)
             self.gap_wide[:, columns] = np.abs(central2 - central4)
@@ -251,7 +257,9 @@ class Stencil:
         # step wider than the function's own scale), the stencil is not in the regime
         # where differences are derivative plus truncation plus noise.
         with np.errstate(invalid="ignore"):
-            smooth = np.abs(self.right[rows] - self.left[rows]) <= np.abs(central)
+            slope = np.abs(central)
+            smooth = np.abs(self.right[rows] - self.left[rows]) <= slope
+            smooth &= self.slope_change[rows] <= slope  # from h to 2h, either side
         cal = self.calibration
         kappa = _amplification(
             self.gap[rows][:, cal],
