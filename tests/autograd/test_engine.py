@@ -2,6 +2,7 @@
 retain_graph, retain_grad, errors, and the shapes, dtypes and independence of gradients."""
 
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -290,3 +291,99 @@ def test_backward_without_create_graph_builds_no_graph():
     y.backward()
     assert x.grad.grad_fn is None and not x.grad.requires_grad
     assert mg.is_grad_enabled()  # the engine restored the mode
+
+
+# --------------------------------------------- a leaf takes over its gradient's buffer
+class _Fresh(Function):
+    """y = 3 x; its array backward returns a new array and remembers it (weakly)."""
+
+    made = []
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.numpy() * 3.0
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3.0
+
+    @staticmethod
+    def backward_array(ctx, g):
+        out = g * 3.0
+        _Fresh.made.append(weakref.ref(out))
+        return out
+
+
+class _Keeps(Function):
+    """y = x; its array backward returns an array the node keeps (``ctx.kept``)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.kept = np.full(x.shape, 2.0)
+        return x.numpy() * 2.0
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2.0
+
+    @staticmethod
+    def backward_array(ctx, g):
+        return ctx.kept  # (g is all ones in the test)
+
+
+def test_a_fresh_gradient_becomes_the_leafs_grad_without_a_copy():
+    _Fresh.made.clear()
+    x = _leaf(1.0, 2.0)
+    _Fresh.apply(x).sum().backward()
+    (made,) = _Fresh.made
+    assert made() is x.grad.numpy()  # the very array the backward returned
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    _Fresh.apply(x).sum().backward()  # the second pass accumulates into it
+    assert made() is x.grad.numpy()
+    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 6.0])
+
+
+def _bump(t):
+    with mg.no_grad():
+        t.grad.add_(100.0)
+
+
+def test_in_place_updates_of_one_grad_change_nothing_else():
+    # add hands one array to both inputs (here as two views of it, through reshape);
+    # the sum's backward is a read-only broadcast view
+    a, b = _leaf(1.0, 2.0), _leaf(3.0, 4.0)
+    (a.reshape(2, 1) + b.reshape(2, 1)).sum().backward()
+    _bump(a)
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
+    _bump(b)
+    np.testing.assert_array_equal(a.grad.numpy(), [101.0, 101.0])
+
+    # the caller's gradient= passes through AddScalar untouched
+    x = _leaf(1.0, 2.0)
+    seed = mg.tensor(np.array([1.0, 2.0]))
+    (x + 1.0).backward(seed)
+    _bump(x)
+    np.testing.assert_array_equal(seed.numpy(), [1.0, 2.0])
+
+    # an array the Function keeps (the graph is retained, so the node is still used)
+    k = _leaf(1.0, 2.0)
+    y = _Keeps.apply(k)
+    y.sum().backward(retain_graph=True)
+    _bump(k)
+    np.testing.assert_array_equal(y.grad_fn.kept, [2.0, 2.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(k.grad.numpy(), [104.0, 104.0])
+
+    # a saved array: Mul's gradient for a is b's own data when the cotangent is 1
+    p, q = _leaf(1.0, 2.0), _leaf(5.0, 6.0)
+    (p * q).backward(mg.ones(2, dtype=mg.float64))
+    _bump(p)
+    np.testing.assert_array_equal(q.numpy(), [5.0, 6.0])
+    np.testing.assert_array_equal(q.grad.numpy(), [1.0, 2.0])
+
+    # one leaf used twice, and a leaf that is itself an output
+    s = _leaf(1.0, 2.0)
+    t = _leaf(3.0, 4.0)
+    mg.autograd.backward([(s * 1.0 + t).sum(), t], [None, mg.ones(2, dtype=mg.float64)])
+    _bump(s)
+    np.testing.assert_array_equal(t.grad.numpy(), [2.0, 2.0])

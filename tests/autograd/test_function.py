@@ -243,3 +243,187 @@ def test_backward_returning_extra_non_none_gradients_is_an_error():
 
     with pytest.raises(RuntimeError, match="Extra"):
         Extra.apply(_leaf()).sum().backward()
+
+
+# ------------------------------------ backward and backward_array: the same derivative
+def _graph_nodes(t):
+    """Every node of the graph behind ``t``."""
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen or isinstance(node, mg.Tensor):
+            continue
+        seen.add(node)
+        stack.extend(node.next_functions)
+    return seen
+
+
+def _pos(shape, seed):
+    return mg.tensor(np.random.default_rng(seed).uniform(0.5, 2.0, shape), requires_grad=True)
+
+
+def _normal(shape, seed):
+    return mg.tensor(np.random.default_rng(seed).standard_normal(shape), requires_grad=True)
+
+
+def _second_order_graph(f, x):
+    """The graph of d(sum f(x))/dx, recorded: its nodes are the backwards' own Functions."""
+    (g,) = mg.autograd.grad(f(x).sum(), x, create_graph=True)
+    return g
+
+
+def _examples():
+    """One expression per Function that defines both backwards (float64 leaves)."""
+    import minigrad.nn.functional as F
+
+    a, b, c = _normal((3, 1), 1), _normal((4,), 2), _normal((2, 3, 4), 3)
+    p, q = _pos((3, 4), 4), _pos((4,), 5)
+    m, n = _normal((2, 3, 4), 6), _normal((4, 5), 7)
+    tie = mg.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    other = mg.tensor(np.array([1.0, 0.0, 4.0]), requires_grad=True)
+    idx = np.array([0, 2, 2])
+    yield from [
+        a + b,
+        a - b,
+        a * b,
+        a / (q + 1.0),
+        p**q,
+        c + 2.0,
+        c * 3.0,
+        c / 2.0,
+        2.0 - c,
+        2.0 / p,
+        p**3.0,
+        p**2,
+        p**0,
+        2.0**c,
+        0.0**p,
+        -c,
+        m @ n,
+        c.float(),
+        c.clone(),
+        p.exp(),
+        p.log(),
+        p.sqrt(),
+        p.rsqrt(),
+        c.tanh(),
+        c.sigmoid(),
+        c.relu(),
+        c.abs(),
+        c.clamp(-0.5, 0.5),
+        tie.maximum(other),
+        tie.minimum(other),
+        c.sin(),
+        c.cos(),
+        c.sum(1),
+        c.mean((0, 2)),
+        c.var(1),
+        c.std(1),
+        c.amax(1),
+        c.amin(0),
+        c.logsumexp(1),
+        c.softmax(1),
+        c.log_softmax(2),
+        c.reshape(6, 4),
+        c.permute(2, 0, 1),
+        a.expand(2, 3, 4),
+        mg.cat([a, a * 2.0], 0),
+        c[:, idx],
+        c[:, 1:],
+        c.gather(2, np.array([[[3, 0, 3]] * 3] * 2)),
+        mg.where(c.numpy() > 0, c, b),
+        c.masked_fill(c.numpy() > 0, 1.0),
+        _second_order_graph(lambda x: x[idx] * x[idx], p),
+        _second_order_graph(lambda x: x.gather(1, np.array([[0, 0]] * 3)) ** 2, p),
+        # nn's Functions (they count once they define backward_array)
+        F.gelu(c),
+        F.gelu(c, approximate="tanh"),
+        F.silu(c),
+        F.layer_norm(c, (4,), _pos((4,), 8), _normal((4,), 9)),
+        F.rms_norm(c, (4,), _pos((4,), 10)),
+        F.group_norm(_normal((2, 4, 3), 11), 2, _pos((4,), 12), _normal((4,), 13)),
+        F.batch_norm(_normal((5, 4), 14), None, None, _pos((4,), 15), None, training=True),
+        F.cross_entropy(_normal((5, 4), 16), mg.tensor(np.array([0, 3, 1, 1, 2]))),
+        F.scaled_dot_product_attention(
+            _normal((2, 3, 4), 17), _normal((2, 5, 4), 18), _normal((2, 5, 4), 19)
+        ),
+    ]
+
+
+def _function_classes():
+    import minigrad.nn  # noqa: F401  (its Functions register as subclasses)
+
+    found, stack = set(), [Function]
+    while stack:
+        cls = stack.pop()
+        for sub in cls.__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                stack.append(sub)
+    return {c for c in found if c.__module__.startswith("minigrad.")}
+
+
+def test_every_backward_array_agrees_with_its_backward():
+    """For every node of every example, both backwards of its Function on the same
+    cotangent give the same gradients (None in the same places), and the array one
+    leaves its input untouched. Every minigrad Function that defines both is covered."""
+    rng = np.random.default_rng(0)
+    covered = set()
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0 ** x: 0 * -inf, then masked
+        examples = list(_examples())
+    for out in examples:
+        for node in _graph_nodes(out):
+            cls = type(node)
+            if cls.backward_array is None:
+                continue
+            covered.add(cls)
+            g = rng.standard_normal(node._shape).astype(node._dtype)
+            g_before = g.copy()
+            with mg.no_grad(), np.errstate(invalid="ignore"):
+                by_tensor = node.backward(node, mg.tensor(g))
+                by_array = node.backward_array(node, g)
+            np.testing.assert_array_equal(g, g_before, err_msg=f"{cls.__name__} wrote into g")
+            by_tensor = by_tensor if isinstance(by_tensor, tuple) else (by_tensor,)
+            by_array = by_array if isinstance(by_array, tuple) else (by_array,)
+            assert len(by_tensor) == len(by_array), cls.__name__
+            for i, (t, arr) in enumerate(zip(by_tensor, by_array)):
+                assert (t is None) == (arr is None), f"{cls.__name__} input {i}"
+                if t is None:
+                    continue
+                t = t.numpy() if isinstance(t, mg.Tensor) else np.asarray(t)
+                assert isinstance(arr, np.ndarray), f"{cls.__name__} input {i}: {type(arr)}"
+                assert arr.shape == t.shape and arr.dtype == t.dtype, f"{cls.__name__} {i}"
+                np.testing.assert_allclose(
+                    arr, t, rtol=1e-12, atol=1e-14, err_msg=f"{cls.__name__} input {i}"
+                )
+    both = {c for c in _function_classes() if c.backward_array is not None}
+    missing = sorted(c.__qualname__ for c in both - covered if not c.__subclasses__())
+    assert not missing, f"add an example to _examples() for: {missing}"
+    assert len(covered) >= 40
+
+
+def test_engine_uses_backward_array_unless_the_backward_is_recorded():
+    calls = []
+
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.numpy() * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append("backward")
+            return g * 2.0
+
+        @staticmethod
+        def backward_array(ctx, g):
+            calls.append("backward_array")
+            assert isinstance(g, np.ndarray)
+            return g * 2.0
+
+    x = _leaf()
+    Twice.apply(x).sum().backward()
+    assert calls == ["backward_array"]
+    (gx,) = mg.autograd.grad(Twice.apply(x).sum(), x, create_graph=True)
+    assert calls == ["backward_array", "backward"]
+    np.testing.assert_array_equal(x.grad.numpy(), gx.numpy())
