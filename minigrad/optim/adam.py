@@ -90,31 +90,63 @@ class Adam(Optimizer):
                         state["max_exp_avg_sq"] = np.zeros_like(p._data)
                 state["step"] += 1
                 t = state["step"]
-                if wd != 0:
-                    if self._decoupled:
-                        p._data *= 1 - lr * wd
-                    else:
-                        g = g + wd * p._data
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                m += (1 - beta1) * (g - m)
-                v *= beta2
-                v += (1 - beta2) * g * g
                 bias_correction1 = 1 - beta1**t
                 bias_correction2_sqrt = math.sqrt(1 - beta2**t)
                 step_size = lr / bias_correction1
+                m, v = state["exp_avg"], state["exp_avg_sq"]
+                v_max = None
                 if amsgrad:
                     v_max = state.get("max_exp_avg_sq")
                     if v_max is None:  # amsgrad switched on after the first step
                         v_max = state["max_exp_avg_sq"] = np.zeros_like(p._data)
-                    np.maximum(v_max, v, out=v_max)
-                    v = v_max
-                denom = np.sqrt(v)
-                denom /= bias_correction2_sqrt
-                denom += eps
-                update = -step_size * m
-                update /= denom
-                p._data += update
+                decay = 1 - lr * wd if self._decoupled else 1.0
+                l2 = 0.0 if self._decoupled else wd
+                args = (decay, l2, 1 - beta1, beta2, step_size, bias_correction2_sqrt, eps)
+                if _fits_kernel(p._data, g, m, v, v_max):
+                    empty = np.empty(0, dtype=m.dtype)
+                    vm = empty if v_max is None else v_max.reshape(-1)
+                    flat = [a.reshape(-1) for a in (p._data, g, m, v)]
+                    _kernel()(*flat, vm, *args, 1 - beta2)
+                else:
+                    _update_numpy(p._data, g, m, v, v_max, *args)
         return loss
+
+
+def _kernel():
+    from minigrad.kernels.adam import adam_update  # lazy: numba
+
+    return adam_update
+
+
+def _fits_kernel(*arrays) -> bool:
+    """The fused kernel takes writeable C-contiguous float32 / float64 arrays of one dtype
+    and shape."""
+    dtype, shape = arrays[0].dtype, arrays[0].shape
+    if dtype not in (np.float32, np.float64):
+        return False
+    return all(
+        a is None
+        or (a.dtype == dtype and a.shape == shape and a.flags.c_contiguous and a.flags.writeable)
+        for a in arrays
+    )
+
+
+def _update_numpy(p, g, m, v, v_max, decay, l2, one_minus_beta1, beta2, step_size, bc2, eps):
+    """The kernel's arithmetic in NumPy (other dtypes, non-contiguous arrays)."""
+    if decay != 1:
+        p *= decay
+    if l2 != 0:
+        g = g + l2 * p
+    m += one_minus_beta1 * (g - m)
+    v *= beta2
+    v += (1 - beta2) * g * g
+    if v_max is not None:
+        np.maximum(v_max, v, out=v_max)
+        v = v_max
+    denom = np.sqrt(v)
+    denom /= bc2
+    denom += eps
+    p -= step_size * (m / denom)
 
 
 class AdamW(Adam):
