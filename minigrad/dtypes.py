@@ -7,6 +7,8 @@ minigrad asks for a dtype.
 
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 uint8 = np.dtype(np.uint8)
@@ -76,3 +78,61 @@ def as_dtype(dtype) -> np.dtype | None:
 def is_floating(dtype: np.dtype) -> bool:
     """True for float16/32/64: the dtypes that can carry a gradient."""
     return dtype.kind == "f"
+
+
+# ---------------------------------------------------------------------- type promotion
+# PyTorch's rules, all here: what dtype an operation on tensors (and Python numbers)
+# gives. ``functions/arithmetic.promote`` and ``tensor._with_scalar`` cast by them.
+
+#: PyTorch's dtype categories: a higher category wins whatever the sizes.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def result_type(a: np.dtype, a_ndim: int, b: np.dtype, b_ndim: int) -> np.dtype:
+    """The dtype of a binary operation on tensors of dtypes ``a`` and ``b``.
+
+    A higher category (bool < integer < float) wins whatever its size (int64 + float32
+    -> float32, where NumPy would give float64; bool + int64 0-d tensor -> int64), and
+    within a category a 0-dim tensor does not widen a dimensioned tensor
+    (float32 tensor * float64 0-dim tensor -> float32).
+    """
+    if a == b:
+        return a
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:
+        return a if ca > cb else b
+    if a_ndim == 0 and b_ndim > 0:
+        return b
+    if b_ndim == 0 and a_ndim > 0:
+        return a
+    return np.promote_types(a, b)
+
+
+def common_dtype(dtypes) -> np.dtype:
+    """The dtype PyTorch gives several dimensioned tensors combined (``cat``).
+
+    A float beats an integer or bool whatever its size (int64 with float32 -> float32,
+    where NumPy would give float64); within one kind, NumPy's promotion.
+    """
+    floats = [d for d in dtypes if d.kind == "f"]
+    return np.result_type(*(floats or dtypes))
+
+
+def scalar_result_type(dtype: np.dtype, scalar, true_divide: bool = False) -> np.dtype:
+    """The dtype of ``tensor (op) Python number`` for a tensor of ``dtype``.
+
+    The number never widens the tensor (float32 * 2.0 stays float32, as a Python float
+    does in torch); an integer or bool tensor meeting a float, or divided, becomes the
+    default float; a bool tensor meeting an int becomes int64.
+    """
+    kind = dtype.kind
+    if kind in "iub" and (true_divide or isinstance(scalar, builtins.float)):
+        return default_float
+    if kind == "b" and not isinstance(scalar, builtins.bool):
+        return int64
+    return dtype
+
+
+def true_divide_type(dtype: np.dtype) -> np.dtype:
+    """The dtype of ``a / b`` for tensors promoted to ``dtype``: integers divide to floats."""
+    return dtype if dtype.kind == "f" else default_float

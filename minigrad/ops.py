@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
@@ -30,7 +31,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
             )
     if not -ndim <= dim < ndim:
         raise IndexError(f"cat: dim {dim} out of range for tensors with {ndim} dims")
-    dtype = A.common_dtype([t._data.dtype for t in tensors])
+    dtype = dtypes.common_dtype([t._data.dtype for t in tensors])
     tensors = [t.to(dtype) for t in tensors]
     return S.Cat.apply(dim % ndim, *tensors)
 

@@ -427,39 +427,53 @@ class Tensor:
         return self
 
     # ------------------------------------------------------------------ arithmetic
+    # Each operator first tries the common cases, which need no promotion: a float tensor
+    # with a Python float or int, or two tensors of one dtype. (This runs once per
+    # operation: the shortcut halves the Python work before the Function.)
     def __add__(self, other):
+        if _plain_scalar(self, other):
+            return _add_scalar(self, other)
+        if type(other) is Tensor and other._data.dtype is self._data.dtype:
+            return _add(self, other)
         if isinstance(other, _Number):
-            return A.AddScalar.apply(*_with_scalar(self, other))
-        return A.Add.apply(*A.promote(self, as_tensor(other)))
+            return _add_scalar(*_with_scalar(self, other))
+        return _add(*A.promote(self, as_tensor(other)))
 
-    def __radd__(self, other):
-        return self.__add__(other)
+    __radd__ = __add__
 
     def __sub__(self, other):
+        if _plain_scalar(self, other):
+            return _add_scalar(self, -other)
+        if type(other) is Tensor and other._data.dtype is self._data.dtype:
+            return _sub(self, other)
         if isinstance(other, _Number):
             x, c = _with_scalar(self, other)
-            return A.AddScalar.apply(x, -c)
-        return A.Sub.apply(*A.promote(self, as_tensor(other)))
+            return _add_scalar(x, -c)
+        return _sub(*A.promote(self, as_tensor(other)))
 
     def __rsub__(self, other):
         if isinstance(other, _Number):
             return A.RSubScalar.apply(*_with_scalar(self, other))
-        return A.Sub.apply(*A.promote(as_tensor(other), self))
+        return _sub(*A.promote(as_tensor(other), self))
 
     def __mul__(self, other):
+        if _plain_scalar(self, other):
+            return _mul_scalar(self, other)
+        if type(other) is Tensor and other._data.dtype is self._data.dtype:
+            return _mul(self, other)
         if isinstance(other, _Number):
-            return A.MulScalar.apply(*_with_scalar(self, other))
-        return A.Mul.apply(*A.promote(self, as_tensor(other)))
+            return _mul_scalar(*_with_scalar(self, other))
+        return _mul(*A.promote(self, as_tensor(other)))
 
-    def __rmul__(self, other):
-        return self.__mul__(other)
+    __rmul__ = __mul__
 
     def __truediv__(self, other):
         if isinstance(other, _Number):
             return A.DivScalar.apply(*_with_scalar(self, other, to_float=True))
         a, b = A.promote(self, as_tensor(other))
-        if a._data.dtype.kind != "f":
-            a, b = a.float(), b.float()
+        dtype = dtypes.true_divide_type(a._data.dtype)
+        if dtype is not a._data.dtype:
+            a, b = a.to(dtype), b.to(dtype)
         return A.Div.apply(a, b)
 
     def __rtruediv__(self, other):
@@ -1278,20 +1292,28 @@ def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
 
 
 def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
-    """``(tensor, Python number)`` for ``t (op) scalar``, with PyTorch's dtype rules.
+    """``(tensor, Python number)`` for ``t (op) scalar``, the tensor cast by PyTorch's
+    rule (``dtypes.scalar_result_type``; ``to_float`` for a division).
 
     A NumPy scalar becomes the Python number it holds: NumPy would let ``np.float64(2)``
     widen a float32 array to float64, while torch (like a Python float) keeps the
-    tensor's dtype. An integer tensor meeting a float (or a division) becomes float32.
+    tensor's dtype.
     """
     if isinstance(scalar, np.generic):
         scalar = scalar.item()
-    kind = t._data.dtype.kind
-    if kind in "iub" and (to_float or isinstance(scalar, float)):
-        t = t.to(dtypes.default_float)
-    elif kind == "b" and not isinstance(scalar, bool):  # bool tensor + 2 -> int64
-        t = t.to(dtypes.int64)
+    dtype = dtypes.scalar_result_type(t._data.dtype, scalar, to_float)
+    if dtype is not t._data.dtype:
+        t = t.to(dtype)
     return t, scalar
+
+
+def _plain_scalar(t: Tensor, other) -> bool:
+    """A float tensor with a Python float or int: no dtype changes (the common case)."""
+    return (type(other) is float or type(other) is int) and t._data.dtype.kind == "f"
+
+
+_add, _sub, _mul = A.Add.apply, A.Sub.apply, A.Mul.apply
+_add_scalar, _mul_scalar = A.AddScalar.apply, A.MulScalar.apply
 
 
 def _floating(t: Tensor) -> Tensor:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, shape_str, unbroadcast
 from minigrad.functions.indexing import Where
@@ -391,40 +392,13 @@ class Clone(Function):
 
 
 # ---------------------------------------------------------------------- type promotion
-def common_dtype(dtypes) -> np.dtype:
-    """The dtype PyTorch gives several dimensioned tensors combined (``cat``).
-
-    A float beats an integer or bool whatever its size (int64 with float32 -> float32,
-    where NumPy would give float64); within one kind, NumPy's promotion.
-    """
-    floats = [d for d in dtypes if d.kind == "f"]
-    return np.result_type(*(floats or dtypes))
-
-
-#: PyTorch's dtype categories: a higher category wins whatever the sizes.
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
-
-
 def promote(a, b):
-    """Cast two tensors to a common dtype, with PyTorch's rules.
-
-    A higher category (bool < integer < float) wins whatever its size (int64 + float32
-    -> float32, where NumPy would give float64; bool + int64 0-d tensor -> int64), and
-    within a category a 0-dim tensor does not widen a dimensioned tensor
-    (float32 tensor * float64 0-dim tensor -> float32).
-    """
+    """Cast two tensors to the dtype of an operation on both (``dtypes.result_type``:
+    PyTorch's rules)."""
     da, db = a._data.dtype, b._data.dtype
     if da is db or da == db:
         return a, b
-    ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
-    if ca != cb:
-        target = da if ca > cb else db
-    elif a._data.ndim == 0 and b._data.ndim > 0:
-        target = db
-    elif b._data.ndim == 0 and a._data.ndim > 0:
-        target = da
-    else:
-        target = np.promote_types(da, db)
+    target = dtypes.result_type(da, a._data.ndim, db, b._data.ndim)
     if da != target:
         a = a.to(target)
     if db != target:
