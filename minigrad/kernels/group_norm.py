@@ -21,10 +21,11 @@ sums (weighted by w_ch) and that chunk's share of dweight and dbias.
 import numba
 import numpy as np
 
-from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
-_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, :, ::1], {t}[::1], {t}[::1], int64, float64, {t}[:, :, ::1], {t}[::1], {t}[::1])"
     for t in ("float32", "float64")
@@ -37,79 +38,77 @@ _BACKWARD = [
 _BIG = np.finfo(np.float64).max
 
 
-@numba.njit(_FORWARD, **_JIT)
-def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
-    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
+@numba.njit(**_JIT)
+def _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i):
+    """Row i (one group of one example): its mean and rstd, then its output."""
+    _, cg, s = x.shape
+    n = cg * s
+    flat = x[i].reshape(n)
+    total = 0.0
+    for j in range(n):
+        total += flat[j]
+    m0 = total / n
+    sum_d = 0.0
+    sum_d2 = 0.0
+    for j in range(n):
+        d = flat[j] - m0
+        sum_d += d
+        sum_d2 += d * d
+    mean_d = sum_d / n
+    var = max(sum_d2 / n - mean_d * mean_d, 0.0)
+    mean[i] = m0 + mean_d
+    rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
+    m = mean[i]  # read back in x's dtype
+    r = rstd[i]
+    first = (i % groups) * cg
+    for c in range(cg):
+        scale = r * weight[first + c]
+        shift = bias[first + c]
+        for p in range(s):
+            y[i, c, p] = (x[i, c, p] - m) * scale + shift
+
+
+@numba.njit(**_JIT)
+def _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
+    """Chunk k of the rows: their dx, and their sums of dweight and dbias per channel."""
     rows, cg, s = x.shape
     n = cg * s
-    for i in numba.prange(rows):
-        flat = x[i].reshape(n)
-        total = 0.0
-        for j in range(n):
-            total += flat[j]
-        m0 = total / n
-        sum_d = 0.0
-        sum_d2 = 0.0
-        for j in range(n):
-            d = flat[j] - m0
-            sum_d += d
-            sum_d2 += d * d
-        mean_d = sum_d / n
-        var = max(sum_d2 / n - mean_d * mean_d, 0.0)
-        mean[i] = m0 + mean_d
-        rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
-        m = mean[i]  # read back in x's dtype
+    channels = partial.shape[2]
+    dw = partial[k, 0]
+    db = partial[k, 1]
+    for c in range(channels):
+        dw[c] = 0.0
+        db[c] = 0.0
+    for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
+        m = mean[i]
         r = rstd[i]
         first = (i % groups) * cg
+        sum_g = 0.0
+        sum_g_xhat = 0.0
         for c in range(cg):
-            scale = r * weight[first + c]
-            shift = bias[first + c]
+            sum_dy = 0.0
+            sum_dy_xhat = 0.0
             for p in range(s):
-                y[i, c, p] = (x[i, c, p] - m) * scale + shift
-
-
-@numba.njit(_BACKWARD, **_JIT)
-def group_norm_backward(
-    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
-    """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
-    dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...)), then adds the chunks in order into ``dweight`` and
-    ``dbias`` ([C]) on the calling thread."""
-    rows, cg, s = x.shape
-    n = cg * s
-    chunks, channels = partial.shape[0], partial.shape[2]
-    for k in numba.prange(chunks):
-        dw = partial[k, 0]
-        db = partial[k, 1]
-        for c in range(channels):
-            dw[c] = 0.0
-            db[c] = 0.0
-        for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
-            m = mean[i]
-            r = rstd[i]
-            first = (i % groups) * cg
-            sum_g = 0.0
-            sum_g_xhat = 0.0
+                sum_dy += dy[i, c, p]
+                sum_dy_xhat += dy[i, c, p] * (x[i, c, p] - m) * r
+            w = weight[first + c]
+            sum_g += w * sum_dy
+            sum_g_xhat += w * sum_dy_xhat
+            dw[first + c] += sum_dy_xhat
+            db[first + c] += sum_dy
+        if need_dx:
+            c1 = x.dtype.type(sum_g / n)
+            c2 = x.dtype.type(sum_g_xhat / n)
             for c in range(cg):
-                sum_dy = 0.0
-                sum_dy_xhat = 0.0
-                for p in range(s):
-                    sum_dy += dy[i, c, p]
-                    sum_dy_xhat += dy[i, c, p] * (x[i, c, p] - m) * r
                 w = weight[first + c]
-                sum_g += w * sum_dy
-                sum_g_xhat += w * sum_dy_xhat
-                dw[first + c] += sum_dy_xhat
-                db[first + c] += sum_dy
-            if need_dx:
-                c1 = x.dtype.type(sum_g / n)
-                c2 = x.dtype.type(sum_g_xhat / n)
-                for c in range(cg):
-                    w = weight[first + c]
-                    for p in range(s):
-                        xhat = (x[i, c, p] - m) * r
-                        dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
+                for p in range(s):
+                    xhat = (x[i, c, p] - m) * r
+                    dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
+
+
+@numba.njit(**_JIT)
+def _add_chunks(partial, dweight, dbias):
+    """The chunks' sums added in one fixed order, whichever threads computed them."""
     for c in range(partial.shape[2]):
         sum_dw = 0.0
         sum_db = 0.0
@@ -120,6 +119,43 @@ def group_norm_backward(
         dbias[c] = sum_db
 
 
+@numba.njit(_FORWARD, **_PAR)
+def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
+    """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
+    for i in numba.prange(x.shape[0]):
+        _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
+
+
+@numba.njit(_FORWARD, **_JIT)
+def group_norm_forward_serial(x, weight, bias, groups, eps, y, mean, rstd):
+    """``group_norm_forward`` on the calling thread (small inputs)."""
+    for i in range(x.shape[0]):
+        _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
+
+
+@numba.njit(_BACKWARD, **_PAR)
+def group_norm_backward(
+    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
+    """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
+    dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
+    [k * rows_per_chunk, ...)), then add the chunks in order into ``dweight`` and
+    ``dbias`` ([C]) on the calling thread."""
+    for k in numba.prange(partial.shape[0]):
+        _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+    _add_chunks(partial, dweight, dbias)
+
+
+@numba.njit(_BACKWARD, **_JIT)
+def group_norm_backward_serial(
+    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
+    """``group_norm_backward`` on the calling thread (the same chunks, the same bits)."""
+    for k in range(partial.shape[0]):
+        _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+    _add_chunks(partial, dweight, dbias)
+
+
 # ------------------------------------------------------------------- the Python wrappers
 def forward(x, weight, bias, num_groups: int, eps: float):
     """``(y, mean, rstd)`` of GroupNorm of ``x`` [N, C, *], ``mean`` / ``rstd`` [N, G, 1]."""
@@ -128,10 +164,8 @@ def forward(x, weight, bias, num_groups: int, eps: float):
     x3 = contiguous(x, dt).reshape(rows, c // num_groups, -1)
     y = np.empty(x3.shape, dt)
     mean, rstd = np.empty(rows, dt), np.empty(rows, dt)
-    threads_for(x.size)
-    group_norm_forward(
-        x3, vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0), num_groups, eps, y, mean, rstd
-    )
+    kernel = group_norm_forward if parallel(x.size) else group_norm_forward_serial
+    kernel(x3, vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0), num_groups, eps, y, mean, rstd)
     keep = (n, num_groups, 1)
     return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
 
@@ -145,8 +179,8 @@ def backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
     dx = np.empty(x3.shape if need_dx else (0, 0, 0), dt)
     partial = np.empty((chunks, 2, c))
     dweight, dbias = np.empty(c, dt), np.empty(c, dt)
-    threads_for(x.size)
-    group_norm_backward(
+    kernel = group_norm_backward if parallel(x.size) else group_norm_backward_serial
+    kernel(
         contiguous(dy, dt).reshape(x3.shape), x3, vector(weight, c, dt, 1.0), num_groups,
         contiguous(mean, dt).reshape(rows), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
         partial, dweight, dbias,

@@ -23,7 +23,8 @@ Design notes (measured on a 2-core AMD EPYC, float32):
 - dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
   (``runtime.row_chunks``), each chunk sums into its own float64 row of ``partial``,
   the wrapper adds the rows in order: bit-identical on any thread count.
-- The wrappers set the thread count (``runtime.threads_for``) just before each kernel.
+- Each kernel has a twin ``*_serial`` (the same row code in a plain loop) that the
+  wrapper calls for small inputs (``runtime.parallel``): no thread pool at all there.
 """
 
 import math
@@ -31,10 +32,11 @@ import math
 import numba
 import numpy as np
 
-from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
-_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, ::1], {t}[::1], {t}[::1], float64, {t}[:, ::1], {t}[::1], {t}[::1])"
     for t in ("float32", "float64")
@@ -47,64 +49,62 @@ _BACKWARD = [
 _BIG = np.finfo(np.float64).max
 
 
-@numba.njit(_FORWARD, **_JIT)
-def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
-    """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
+@numba.njit(**_JIT)
+def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
+    """Row i: its mean and rstd, then its output."""
+    n = x.shape[1]
+    total = 0.0
+    for j in range(n):
+        total += x[i, j]
+    m0 = total / n
+    sum_d = 0.0
+    sum_d2 = 0.0
+    for j in range(n):
+        d = x[i, j] - m0
+        sum_d += d
+        sum_d2 += d * d
+    mean_d = sum_d / n
+    var = max(sum_d2 / n - mean_d * mean_d, 0.0)
+    mean[i] = m0 + mean_d
+    rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
+    m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
+    r = rstd[i]
+    for j in range(n):
+        y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
+
+
+@numba.njit(**_JIT)
+def _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
+    """Chunk k of the rows: their dx, and their sums of dweight and dbias."""
     rows, n = x.shape
-    for i in numba.prange(rows):
-        total = 0.0
-        for j in range(n):
-            total += x[i, j]
-        m0 = total / n
-        sum_d = 0.0
-        sum_d2 = 0.0
-        for j in range(n):
-            d = x[i, j] - m0
-            sum_d += d
-            sum_d2 += d * d
-        mean_d = sum_d / n
-        var = max(sum_d2 / n - mean_d * mean_d, 0.0)
-        mean[i] = m0 + mean_d
-        rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
-        m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
+    dw = partial[k, 0]
+    db = partial[k, 1]
+    dw[:] = 0.0
+    db[:] = 0.0
+    for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
+        m = mean[i]
         r = rstd[i]
+        sum_g = 0.0
+        sum_g_xhat = 0.0
         for j in range(n):
-            y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
-
-
-@numba.njit(_BACKWARD, **_JIT)
-def layer_norm_backward(
-    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
-    """Write ``dx`` ([rows, n], if ``need_dx``), ``dweight`` and ``dbias`` ([n]). Chunk k
-    sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
-    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64, scratch); then the calling
-    thread adds the chunks in order."""
-    rows, n = x.shape
-    for k in numba.prange(partial.shape[0]):
-        dw = partial[k, 0]
-        db = partial[k, 1]
-        dw[:] = 0.0
-        db[:] = 0.0
-        for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
-            m = mean[i]
-            r = rstd[i]
-            sum_g = 0.0
-            sum_g_xhat = 0.0
+            xhat = (x[i, j] - m) * r
+            g = dy[i, j] * weight[j]
+            sum_g += g
+            sum_g_xhat += g * xhat
+            dw[j] += dy[i, j] * xhat
+            db[j] += dy[i, j]
+        if need_dx:
+            c1 = x.dtype.type(sum_g / n)
+            c2 = x.dtype.type(sum_g_xhat / n)
             for j in range(n):
                 xhat = (x[i, j] - m) * r
-                g = dy[i, j] * weight[j]
-                sum_g += g
-                sum_g_xhat += g * xhat
-                dw[j] += dy[i, j] * xhat
-                db[j] += dy[i, j]
-            if need_dx:
-                c1 = x.dtype.type(sum_g / n)
-                c2 = x.dtype.type(sum_g_xhat / n)
-                for j in range(n):
-                    xhat = (x[i, j] - m) * r
-                    dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
-    for j in range(n):
+                dx[i, j] = r * (dy[i, j] * weight[j] - c1 - xhat * c2)
+
+
+@numba.njit(**_JIT)
+def _add_chunks(partial, dweight, dbias):
+    """The chunks' sums added in one fixed order, whichever threads computed them."""
+    for j in range(partial.shape[2]):
         sum_dw = 0.0
         sum_db = 0.0
         for k in range(partial.shape[0]):
@@ -112,6 +112,43 @@ def layer_norm_backward(
             sum_db += partial[k, 1, j]
         dweight[j] = sum_dw
         dbias[j] = sum_db
+
+
+@numba.njit(_FORWARD, **_PAR)
+def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
+    """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
+    for i in numba.prange(x.shape[0]):
+        _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
+
+
+@numba.njit(_FORWARD, **_JIT)
+def layer_norm_forward_serial(x, weight, bias, eps, y, mean, rstd):
+    """``layer_norm_forward`` on the calling thread (small inputs, see ``runtime.py``)."""
+    for i in range(x.shape[0]):
+        _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
+
+
+@numba.njit(_BACKWARD, **_PAR)
+def layer_norm_backward(
+    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
+    """Write ``dx`` ([rows, n], if ``need_dx``), ``dweight`` and ``dbias`` ([n]). Chunk k
+    sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
+    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64, scratch); then the calling
+    thread adds the chunks in order."""
+    for k in numba.prange(partial.shape[0]):
+        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+    _add_chunks(partial, dweight, dbias)
+
+
+@numba.njit(_BACKWARD, **_JIT)
+def layer_norm_backward_serial(
+    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
+):
+    """``layer_norm_backward`` on the calling thread (the same chunks, the same bits)."""
+    for k in range(partial.shape[0]):
+        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+    _add_chunks(partial, dweight, dbias)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -126,8 +163,8 @@ def forward(x, weight, bias, normalized_ndim: int, eps: float):
     y = np.empty((rows, n), dt)
     mean, rstd = np.empty(rows, dt), np.empty(rows, dt)
     w, b = vector(weight, n, dt, 1.0), vector(bias, n, dt, 0.0)
-    threads_for(x.size)
-    layer_norm_forward(x2, w, b, eps, y, mean, rstd)
+    kernel = layer_norm_forward if parallel(x.size) else layer_norm_forward_serial
+    kernel(x2, w, b, eps, y, mean, rstd)
     keep = lead + (1,) * normalized_ndim
     return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
 
@@ -142,8 +179,8 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
     partial = np.empty((chunks, 2, n))
     dweight, dbias = np.empty(n, dt), np.empty(n, dt)
-    threads_for(x.size)
-    layer_norm_backward(
+    kernel = layer_norm_backward if parallel(x.size) else layer_norm_backward_serial
+    kernel(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
         contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial, dweight, dbias,

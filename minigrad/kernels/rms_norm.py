@@ -17,10 +17,11 @@ import math
 import numba
 import numpy as np
 
-from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
-_JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, ::1], {t}[::1], float64, {t}[:, ::1], {t}[::1])" for t in ("float32", "float64")
 ]
@@ -31,44 +32,77 @@ _BACKWARD = [
 ]
 
 
-@numba.njit(_FORWARD, **_JIT)
-def rms_norm_forward(x, weight, eps, y, rstd):
-    """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
-    rows, n = x.shape
-    for i in numba.prange(rows):
-        sum_sq = 0.0
-        for j in range(n):
-            sum_sq += x[i, j] * np.float64(x[i, j])
-        rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
-        r = rstd[i]  # in x's dtype
-        for j in range(n):
-            y[i, j] = x[i, j] * r * weight[j]
-
-
-@numba.njit(_BACKWARD, **_JIT)
-def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and ``dweight`` ([n]): the chunks' sums
-    (``partial`` [chunks, n], float64, scratch) added in order on the calling thread."""
-    rows, n = x.shape
-    for k in numba.prange(partial.shape[0]):
-        dw = partial[k]
-        dw[:] = 0.0
-        for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
-            r = rstd[i]
-            sum_g_xhat = 0.0
-            for j in range(n):
-                xhat = x[i, j] * r
-                sum_g_xhat += dy[i, j] * weight[j] * xhat
-                dw[j] += dy[i, j] * xhat
-            if need_dx:
-                c2 = x.dtype.type(sum_g_xhat / n)
-                for j in range(n):
-                    dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
+@numba.njit(**_JIT)
+def _normalize_row(x, weight, eps, y, rstd, i):
+    """Row i: its rstd, then its output."""
+    n = x.shape[1]
+    sum_sq = 0.0
     for j in range(n):
+        sum_sq += x[i, j] * np.float64(x[i, j])
+    rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
+    r = rstd[i]  # in x's dtype
+    for j in range(n):
+        y[i, j] = x[i, j] * r * weight[j]
+
+
+@numba.njit(**_JIT)
+def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k):
+    """Chunk k of the rows: their dx, and their sum of dweight."""
+    rows, n = x.shape
+    dw = partial[k]
+    dw[:] = 0.0
+    for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
+        r = rstd[i]
+        sum_g_xhat = 0.0
+        for j in range(n):
+            xhat = x[i, j] * r
+            sum_g_xhat += dy[i, j] * weight[j] * xhat
+            dw[j] += dy[i, j] * xhat
+        if need_dx:
+            c2 = x.dtype.type(sum_g_xhat / n)
+            for j in range(n):
+                dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
+
+
+@numba.njit(**_JIT)
+def _add_chunks(partial, dweight):
+    """The chunks' sums added in one fixed order, whichever threads computed them."""
+    for j in range(partial.shape[1]):
         total = 0.0
         for k in range(partial.shape[0]):
             total += partial[k, j]
         dweight[j] = total
+
+
+@numba.njit(_FORWARD, **_PAR)
+def rms_norm_forward(x, weight, eps, y, rstd):
+    """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
+    for i in numba.prange(x.shape[0]):
+        _normalize_row(x, weight, eps, y, rstd, i)
+
+
+@numba.njit(_FORWARD, **_JIT)
+def rms_norm_forward_serial(x, weight, eps, y, rstd):
+    """``rms_norm_forward`` on the calling thread (small inputs)."""
+    for i in range(x.shape[0]):
+        _normalize_row(x, weight, eps, y, rstd, i)
+
+
+@numba.njit(_BACKWARD, **_PAR)
+def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
+    """Write ``dx`` ([rows, n], if ``need_dx``) and ``dweight`` ([n]): the chunks' sums
+    (``partial`` [chunks, n], float64, scratch) added in order on the calling thread."""
+    for k in numba.prange(partial.shape[0]):
+        _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
+    _add_chunks(partial, dweight)
+
+
+@numba.njit(_BACKWARD, **_JIT)
+def rms_norm_backward_serial(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
+    """``rms_norm_backward`` on the calling thread (the same chunks, the same bits)."""
+    for k in range(partial.shape[0]):
+        _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
+    _add_chunks(partial, dweight)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -78,8 +112,8 @@ def forward(x, weight, normalized_ndim: int, eps: float):
     rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
     dt = x.dtype
     y, rstd = np.empty((rows, n), dt), np.empty(rows, dt)
-    threads_for(x.size)
-    rms_norm_forward(contiguous(x, dt).reshape(rows, n), vector(weight, n, dt, 1.0), eps, y, rstd)
+    kernel = rms_norm_forward if parallel(x.size) else rms_norm_forward_serial
+    kernel(contiguous(x, dt).reshape(rows, n), vector(weight, n, dt, 1.0), eps, y, rstd)
     return y.reshape(x.shape), None, rstd.reshape(lead + (1,) * normalized_ndim)
 
 
@@ -92,8 +126,8 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     per, chunks = row_chunks(rows)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
     partial, dweight = np.empty((chunks, n)), np.empty(n, dt)
-    threads_for(x.size)
-    rms_norm_backward(
+    kernel = rms_norm_backward if parallel(x.size) else rms_norm_backward_serial
+    kernel(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
         dweight,

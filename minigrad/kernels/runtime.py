@@ -1,13 +1,15 @@
 """The kernel runtime: the one place in minigrad that knows about threads.
 
-A fused kernel is a Numba function compiled with ``parallel=True`` (``prange``); its
-Python wrapper calls ``threads_for(size)`` just before it, which gives Numba the thread
-count for that launch:
+A fused kernel is a Numba function compiled with ``parallel=True`` (``prange``), with a
+``*_serial`` twin: the same row code in a plain loop. Its Python wrapper asks
+``parallel(size)`` which one to run:
 
-- ``get_num_threads()`` (``mg.set_num_threads``, default: the number of cores);
-- 1 below ``PARALLEL_MIN_ELEMENTS``: waking a second thread costs more than it saves.
-  Measured on this 2-core VM, OpenMP layer, a LayerNorm forward on [6, 20]: 1.0 us
-  serial, 2.5 us parallel kernel on 1 thread, 5 us on 2; on [64, 64]: 6.6 / 9.8 us.
+- the serial twin below ``PARALLEL_MIN_ELEMENTS`` elements, or on one thread: waking a
+  second thread costs more than it saves. Measured on this 2-core VM, OpenMP layer, a
+  LayerNorm forward on [6, 20]: 1.0 us serial, 2.5 us parallel on 1 thread, 5 us on 2;
+  on [64, 64]: 6.6 / 9.8 us;
+- else the parallel kernel on ``get_num_threads()`` threads (``mg.set_num_threads``,
+  default: the number of cores). A kernel without a twin calls ``threads_for(size)``.
 
 Nothing here runs at import, and nothing process-wide changes unless asked for:
 Numba picks its threading layer as it always does (``NUMBA_THREADING_LAYER``, else TBB,
@@ -37,6 +39,7 @@ __all__ = [
     "keep_freed_memory",
     "set_num_threads",
     "share",
+    "parallel",
     "threads_for",
     "use_threading_layer",
 ]
@@ -72,17 +75,32 @@ def get_num_threads() -> int:
     return _threads
 
 
-def threads_for(size: int) -> None:
-    """Set the thread count of the next parallel kernel this thread runs, on ``size``
-    elements (Numba keeps the count per calling thread; it is set only when it changes:
-    ``numba.set_num_threads`` costs 1-2 us)."""
-    n = 1 if size < PARALLEL_MIN_ELEMENTS else _threads
+def parallel(size: int) -> bool:
+    """Whether a kernel over ``size`` elements should run in parallel; if so, Numba's
+    thread count for this calling thread is set (Numba keeps it per thread; it is set
+    only when it changes: ``numba.set_num_threads`` costs 1-2 us)."""
+    if size < PARALLEL_MIN_ELEMENTS or _threads == 1:
+        return False
     thread = get_ident()
-    if _numba_threads.get(thread) != n:
+    if _numba_threads.get(thread) != _threads:
         import numba
 
-        numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
-        _numba_threads[thread] = n
+        numba.set_num_threads(min(_threads, numba.config.NUMBA_NUM_THREADS))
+        _numba_threads[thread] = _threads
+    return True
+
+
+def threads_for(size: int) -> None:
+    """Set Numba's thread count for a parallel kernel over ``size`` elements that has no
+    serial twin: 1 below ``PARALLEL_MIN_ELEMENTS`` (a parallel kernel on one thread costs
+    about 3 us more than a serial one), else ``get_num_threads()``."""
+    if not parallel(size):
+        thread = get_ident()
+        if _numba_threads.get(thread) != 1:
+            import numba
+
+            numba.set_num_threads(1)
+            _numba_threads[thread] = 1
 
 
 def use_threading_layer(name: str) -> None:
@@ -222,6 +240,9 @@ def row_chunks(rows: int) -> tuple[int, int]:
 def contiguous(a, dtype):
     """``a`` as a writeable C-contiguous array of ``dtype`` (a copy only when needed:
     the kernels' signatures take writeable C-contiguous arrays)."""
+    flags = a.flags
+    if a.dtype == dtype and flags.c_contiguous and flags.writeable:
+        return a
     a = np.ascontiguousarray(a, dtype=dtype)
     return a if a.flags.writeable else a.copy()
 
@@ -230,4 +251,5 @@ def vector(param, n: int, dtype, default: float):
     """A parameter as a C-contiguous [n] vector of ``dtype`` (``default`` if None)."""
     if param is None:
         return np.full(n, default, dtype=dtype)
-    return contiguous(param, dtype).reshape(n)
+    param = contiguous(param, dtype)
+    return param if param.ndim == 1 else param.reshape(n)
