@@ -91,13 +91,13 @@ def _config_from(args):
     values.update({name: getattr(args, name) for name in given})
     if values.get("text") and "task" not in values:
         values["task"] = "text"
-    config = TrainConfig.from_dict(values).validate()
+    config = TrainConfig.from_dict(values)
     if args.resume and config.steps < saved_step:
         raise CLIError(
             f"--steps {config.steps} is below the step the checkpoint in {args.resume} "
             f"reached ({saved_step}); give --steps {saved_step} or more (or leave it out)"
         )
-    return config
+    return config.validate()
 
 
 def _same_path(a, b) -> bool:

@@ -267,7 +267,10 @@ class Trainer:
                 if isinstance(e, KeyError):
                     detail = f"missing {e}"
                 else:  # load_state_dict lists its problems on tab-indented lines: one line
-                    detail = "; ".join(line.strip() for line in str(e).split("\n\t"))
+                    lines = str(e).split("\n\t")
+                    if len(lines) > 1 and lines[0].startswith("Error(s) in loading"):
+                        lines = lines[1:]
+                    detail = "; ".join(line.strip() for line in lines)
                 raise CheckpointError(f"its {part} state does not fit: {detail}") from None
 
     def _load_rng(self, rng: dict) -> None:
