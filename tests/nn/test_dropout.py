@@ -72,3 +72,30 @@ def test_bad_probability(p):
 
 def test_repr_matches_pytorch(torch):
     assert repr(nn.Dropout(0.1)) == repr(torch.nn.Dropout(0.1))
+
+
+def test_mask_is_the_same_on_one_and_two_threads():
+    # large enough to be drawn by two threads; each draw depends on (seed, index) alone
+    before = mg.get_num_threads()
+    masks = []
+    try:
+        for threads in (1, 2):
+            mg.set_num_threads(threads)
+            mg.manual_seed(3)
+            masks.append(F.dropout(mg.ones(300_000), 0.25).numpy())
+    finally:
+        mg.set_num_threads(before)
+    np.testing.assert_array_equal(masks[0], masks[1])
+
+
+def test_mask_draws_are_independent_of_their_neighbours():
+    kept = F.dropout(mg.ones(400_000), 0.5).numpy() != 0
+    assert abs(kept.mean() - 0.5) < 0.005
+    for lag in (1, 2, 4, 16):  # P(both kept) = 1/4 for independent draws
+        assert abs(np.mean(kept[lag:] & kept[:-lag]) - 0.25) < 0.005
+
+
+def test_float16_input_gets_a_float16_mask():
+    y = F.dropout(mg.ones(1000, dtype=mg.float16), 0.5)
+    assert y.dtype == np.float16
+    assert set(np.unique(y.numpy())) <= {0.0, 2.0}

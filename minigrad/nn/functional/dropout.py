@@ -9,27 +9,53 @@ The mask is drawn from minigrad's seeded generator (``mg.manual_seed``).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from minigrad import random as _random
 from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor, as_tensor
+from minigrad.threads import get_num_threads
 
 __all__ = ["dropout"]
+
+
+#: Masks of at least this many elements are drawn by several threads (the draws depend
+#: on (seed, index) only, so the split changes nothing).
+PARALLEL_MIN_ELEMENTS = 1 << 17
 
 
 def dropout_mask(shape, dtype, p: float) -> np.ndarray:
     """Kept / (1 - p): 0 with probability p, else 1 / (1 - p), from minigrad's generator.
 
-    The draws are 16-bit integers (``u >= round(p * 65536)`` keeps), which NumPy makes
-    about four times faster than float32 uniforms; p is thereby rounded to a multiple of
-    1/65536 (an error below 8e-6).
+    One 63-bit seed is drawn from minigrad's generator (``mg.manual_seed`` reproduces the
+    mask); element i keeps when the top 16 bits of SplitMix64's i-th output from that seed
+    are >= round(p * 65536) (``minigrad/kernels/dropout.py``: one vectorized pass, shared
+    among threads). p is thereby rounded to a multiple of 1/65536 (an error below 8e-6).
     """
     if p >= 1:
         return np.zeros(shape, dtype=dtype)
-    draws = _random.default_generator().integers(0, 65536, size=shape, dtype=np.uint16)
-    keep = draws >= np.uint16(min(round(p * 65536), 65535))
-    return np.multiply(keep, np.asarray(1.0 / (1.0 - p), dtype=dtype), dtype=dtype)
+    from minigrad.kernels.dropout import dropout_mask_fill  # lazy: numba
+
+    seed = np.uint64(_random.default_generator().integers(0, 2**63))
+    threshold = np.uint64(min(round(p * 65536), 65535))
+    value = 1.0 / (1.0 - p)
+    work = np.dtype(dtype) if np.dtype(dtype) in (np.float32, np.float64) else np.float32
+    n = math.prod(shape)
+    out = np.empty(n, dtype=work)
+    threads = min(get_num_threads(), 8)
+    if n < PARALLEL_MIN_ELEMENTS or threads == 1:
+        dropout_mask_fill(seed, threshold, value, 0, n, out)
+    else:
+        from minigrad.threads import share
+
+        bounds = [n * i // threads for i in range(threads + 1)]
+        share(
+            lambda i: dropout_mask_fill(seed, threshold, value, bounds[i], bounds[i + 1], out),
+            threads,
+        )
+    return out.reshape(shape).astype(dtype, copy=False)
 
 
 class Dropout(Function):
