@@ -298,3 +298,32 @@ def test_a_run_reports_tokens_per_second_and_draws_its_attention(tiny_run):
     pytest.importorskip("matplotlib")
     assert (tiny_run / "attention.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "attention.png" in stdout
+
+
+def test_a_second_ctrl_c_during_a_save_keeps_the_previous_checkpoint(
+    cli, tmp_path, monkeypatch, capsys
+):
+    # In-process, to land the interrupt exactly inside the write: the second save
+    # (step 2) is interrupted halfway through writing its temporary file.
+    from minigrad.cli import main
+
+    real_savez = np.savez
+    calls = []
+
+    def interrupted_savez(fh, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            fh.write(b"PK\x03\x04 half a checkpoint")
+            raise KeyboardInterrupt
+        return real_savez(fh, *args, **kwargs)
+
+    monkeypatch.setattr(np, "savez", interrupted_savez)
+    out = tmp_path / "run"
+    argv = ["train", *cli.TINY, "--steps", 5, "--checkpoint-interval", 1, "--out", out]
+    assert main([str(a) for a in argv]) == 130
+    err = capsys.readouterr().err
+    assert "stopped at once (second Ctrl-C)" in err
+    assert f"The last good checkpoint (step 1) is kept in {out / 'checkpoint.npz'}" in err
+    monkeypatch.undo()
+    assert mg.load(out / "checkpoint.npz")["step"] == 1
+    assert not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))
