@@ -129,6 +129,11 @@ def _size_args(size) -> tuple:
     """Accept both ``zeros(2, 3)`` and ``zeros((2, 3))``."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
+    for s in size:  # the common case: a tuple of Python ints, returned as it is
+        if type(s) is not int or s < -1:
+            break
+    else:
+        return size
     for s in size:
         if not isinstance(s, (int, np.integer)) or s < -1:
             raise ValueError(f"size: expected non-negative ints, got {tuple(size)}")
@@ -433,7 +438,7 @@ class Tensor:
     def __add__(self, other):
         if _plain_scalar(self, other):
             return _add_scalar(self, other)
-        if type(other) is Tensor and other._data.dtype is self._data.dtype:
+        if isinstance(other, Tensor) and other._data.dtype is self._data.dtype:
             return _add(self, other)
         if isinstance(other, _Number):
             return _add_scalar(*_with_scalar(self, other))
@@ -444,7 +449,7 @@ class Tensor:
     def __sub__(self, other):
         if _plain_scalar(self, other):
             return _add_scalar(self, -other)
-        if type(other) is Tensor and other._data.dtype is self._data.dtype:
+        if isinstance(other, Tensor) and other._data.dtype is self._data.dtype:
             return _sub(self, other)
         if isinstance(other, _Number):
             x, c = _with_scalar(self, other)
@@ -459,7 +464,7 @@ class Tensor:
     def __mul__(self, other):
         if _plain_scalar(self, other):
             return _mul_scalar(self, other)
-        if type(other) is Tensor and other._data.dtype is self._data.dtype:
+        if isinstance(other, Tensor) and other._data.dtype is self._data.dtype:
             return _mul(self, other)
         if isinstance(other, _Number):
             return _mul_scalar(*_with_scalar(self, other))
@@ -498,6 +503,13 @@ class Tensor:
         return self
 
     def __matmul__(self, other):
+        if (
+            isinstance(other, Tensor)
+            and other._data.dtype is self._data.dtype
+            and self._data.ndim >= 2
+            and other._data.ndim >= 2
+        ):
+            return _matmul(self, other)  # the common case, without matmul's 1-d rules
         return A.matmul(self, other)
 
     def __rmatmul__(self, other):
@@ -620,7 +632,9 @@ class Tensor:
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        return R.Sum.apply(x, R.reduce_dims(dim, self._data.ndim), keepdim)
+        n = self._data.ndim
+        dims = (dim % n,) if type(dim) is int and -n <= dim < n else R.reduce_dims(dim, n)
+        return R.Sum.apply(x, dims, keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
         x = _floating(self) if dtype is None else self.to(dtype)
@@ -759,9 +773,10 @@ class Tensor:
 
     @property
     def mT(self):
-        if self._data.ndim < 2:
+        n = self._data.ndim
+        if n < 2:
             raise ValueError(f"mT: needs at least 2 dims, got shape {_shape_str(self._data.shape)}")
-        return self.transpose(-2, -1)
+        return S.Permute.apply(self, tuple(range(n - 2)) + (n - 1, n - 2))
 
     def unsqueeze(self, dim: int):
         n = self._data.ndim + 1
@@ -1312,7 +1327,7 @@ def _plain_scalar(t: Tensor, other) -> bool:
     return (type(other) is float or type(other) is int) and t._data.dtype.kind == "f"
 
 
-_add, _sub, _mul = A.Add.apply, A.Sub.apply, A.Mul.apply
+_add, _sub, _mul, _matmul = A.Add.apply, A.Sub.apply, A.Mul.apply, A.MatMul.apply
 _add_scalar, _mul_scalar = A.AddScalar.apply, A.MulScalar.apply
 
 

@@ -38,6 +38,7 @@ import weakref
 
 import numpy as np
 
+from minigrad.autograd import function as _function
 from minigrad.autograd.grad_mode import _state
 
 _ndarray = np.ndarray
@@ -65,18 +66,14 @@ def _check_grad(node, index: int, grad, shape, dtype):
 
 def _as_tensor_grad(node, index: int, g):
     """A gradient returned as an array (allowed for custom Functions) becomes a Tensor."""
-    from minigrad.tensor import Tensor
-
-    if isinstance(g, Tensor):
+    if isinstance(g, _function.Tensor):
         return g
-    return Tensor._make(_as_array_grad(node, index, g), False, None)
+    return _wrap_grad(_as_array_grad(node, index, g))
 
 
 def _as_array_grad(node, index: int, g):
     """A gradient returned as a Tensor (or a NumPy scalar) becomes an array."""
-    from minigrad.tensor import Tensor
-
-    if isinstance(g, Tensor):
+    if isinstance(g, _function.Tensor):
         return g._data
     if not hasattr(g, "shape"):
         raise TypeError(
@@ -136,8 +133,7 @@ def run_backward(
         ``None``, or, when ``inputs`` is given, a list of gradient Tensors (``None``
         where no gradient reached an input).
     """
-    from minigrad.tensor import Tensor
-
+    Tensor = _function.Tensor
     arrays = not create_graph  # gradients flow as arrays unless they are to be recorded
     # Where to capture gradients for autograd.grad: leaf tensors by identity,
     # non-leaf tensors through their grad_fn.
@@ -216,7 +212,10 @@ def run_backward(
                     continue
                 g = grads[i]
                 if g is not None and type(g) is not grad_type:
-                    g = _as_array_grad(node, i, g) if arrays else _as_tensor_grad(node, i, g)
+                    if arrays:
+                        g = g._data if type(g) is Tensor else _as_array_grad(node, i, g)
+                    else:
+                        g = _as_tensor_grad(node, i, g)
                 if type(nxt) is Tensor or isinstance(nxt, Tensor):
                     # a leaf: its .grad is written at the end
                     if g is not None:
@@ -259,7 +258,7 @@ def run_backward(
         _state.enabled = prev_mode
     if inputs is not None:
         if arrays:
-            return [None if c is None else Tensor._make(c, False, None) for c in captured]
+            return [None if c is None else _wrap_grad(c) for c in captured]
         return captured
     return None
 
@@ -270,9 +269,7 @@ def _add_to(table: dict, key, g) -> None:
 
 
 def _wrap_grad(array):
-    from minigrad.tensor import Tensor
-
-    return Tensor._make(array, False, None)
+    return _function._wrap(array)
 
 
 def _base_refs(array) -> int:
@@ -318,15 +315,13 @@ def _accumulate_array(leaf, g, sole: bool) -> None:
     to it (``sole``), as PyTorch's AccumulateGrad does; otherwise it is copied (an array
     shared by two edges, a broadcast view, the caller's ``gradient=``, an array a
     Function keeps), so an in-place update of one ``.grad`` changes nothing else."""
-    from minigrad.tensor import Tensor
-
     old = leaf._grad
     if old is None:
-        leaf._grad = Tensor._make(g if sole else g.copy(), False, None)
+        leaf._grad = _wrap_grad(g if sole else g.copy())
     elif old.grad_fn is None and old._data.flags.writeable:
         old._data += g
     else:
-        leaf._grad = Tensor._make(old._data + g, False, None)
+        leaf._grad = _wrap_grad(old._data + g)
 
 
 def _accumulate_tensor(leaf, g) -> None:
@@ -338,17 +333,15 @@ def _accumulate_tensor(leaf, g) -> None:
 def _retain(node, grad, create_graph: bool) -> None:
     """Store the gradient of a non-leaf tensor that called ``retain_grad()``: a copy,
     since the same array goes on through the node's backward."""
-    from minigrad.tensor import Tensor
-
     t = node._retained()
     if t is None:
         return
     if create_graph:
         t._grad = grad.clone() if t._grad is None else t._grad + grad
     elif t._grad is None:
-        t._grad = Tensor._make(grad.copy(), False, None)
+        t._grad = _wrap_grad(grad.copy())
     else:
-        t._grad = Tensor._make(t._grad._data + grad, False, None)
+        t._grad = _wrap_grad(t._grad._data + grad)
 
 
 def mark_retained(tensor) -> None:

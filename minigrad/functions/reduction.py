@@ -74,7 +74,7 @@ class Sum(Function):
     def forward(ctx, x, dims, keepdim):
         ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
-        return np.sum(x._data, axis=dims, keepdims=keepdim)
+        return np.add.reduce(x._data, axis=dims, keepdims=keepdim)  # np.sum, minus a wrapper
 
     @staticmethod
     def backward(ctx, g):
