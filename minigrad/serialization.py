@@ -306,7 +306,7 @@ def _load_from(fh, name) -> object:
         raise CheckpointError(_not_npz_message(name, head))
     try:
         zf = zipfile.ZipFile(fh)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, RuntimeError) as e:
         raise CheckpointError(f"{name}: truncated or corrupt checkpoint ({e})") from None
     with zf:
         members = _npy_members(zf, name, end)
@@ -314,7 +314,7 @@ def _load_from(fh, name) -> object:
             return {k: _read_member(zf, info, name, f"entry {k!r}") for k, info in members.items()}
         manifest = _read_manifest(zf, members[MANIFEST_KEY], name)
         del members[MANIFEST_KEY]
-        return _Decoder(zf, members, name).decode(manifest["root"], "obj", 0)
+        return _Decoder(zf, members, name).decode(manifest.get("root"), "obj", 0)
 
 
 def _npy_members(zf, name, archive_size: int) -> dict:
@@ -393,7 +393,10 @@ def _read_member(zf, info, name, what: str) -> np.ndarray:
     try:
         with zf.open(info) as member:
             return _read_npy(member, info.file_size, name, what)
-    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as e:
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, zlib.error, ValueError, RuntimeError) as e:
+        # RuntimeError: zipfile's "File is encrypted" and unsupported-feature errors
         raise CheckpointError(f"{name}: truncated or corrupt checkpoint, {what}: {e}") from None
 
 
