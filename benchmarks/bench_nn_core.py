@@ -1,149 +1,146 @@
-"""Speed of the nn core against PyTorch: Linear, GELU, SiLU, cross-entropy, Embedding,
-Dropout (forward + backward) and an AdamW step, in the same process, interleaved.
+"""Speed of the nn core against PyTorch: Linear, GELU, SiLU, ReLU, Dropout,
+cross-entropy, Embedding (forward + backward) and an AdamW step.
 
 Shapes are those of a small character-level transformer on a CPU (4,096 tokens,
 d_model 384, MLP width 1,536, vocabulary 65), plus a 50,257-word vocabulary for the
-embedding backward. Prints the medians and the ratio minigrad / torch (lower is better).
+embedding backward. Each library runs in its own process (``harness.py``): same seeded
+inputs, same thread count; the ratio is minigrad / PyTorch (lower is better).
 
-    python benchmarks/bench_nn_core.py
+    python benchmarks/bench_nn_core.py [--rounds 3] [--only GELU]
 """
 
 from __future__ import annotations
 
 import numpy as np
-from _timing import fmt_time, interleaved, try_import_torch
-
-import minigrad as mg
-import minigrad.nn as nn
-import minigrad.nn.functional as F
-import minigrad.optim as optim
+from harness import Case, main
 
 N, D, H, V = 4096, 384, 1536, 65
 
 
-def _leaf(lib, arr):
-    t = lib.tensor(arr)
-    t.requires_grad = True
-    return t
+def _lib(lib: str):
+    if lib == "minigrad":
+        import minigrad
+
+        return minigrad
+    import torch
+
+    return torch
 
 
-def linear_case(lib, lib_nn, lib_F, rng):
-    layer = lib_nn.Linear(D, H)
-    x = _leaf(lib, rng.standard_normal((8, N // 8, D)).astype(np.float32))
-    g = lib.tensor(rng.standard_normal((8, N // 8, H)).astype(np.float32))
+def _leaf(L, array):
+    return L.tensor(array, requires_grad=True)
 
-    def step():
-        y = layer(x)
-        y.backward(g)
+
+def _seeded_linear(L, rng, d_in, d_out):
+    layer = L.nn.Linear(d_in, d_out)
+    bound = 1.0 / np.sqrt(d_in)
+    with L.no_grad():
+        layer.weight.copy_(L.tensor(rng.uniform(-bound, bound, (d_out, d_in)).astype(np.float32)))
+        layer.bias.copy_(L.tensor(rng.uniform(-bound, bound, d_out).astype(np.float32)))
+    return layer
+
+
+def linear(lib: str):
+    """Linear(384, 1536) on [8, 512, 384], backward of a given cotangent."""
+    L = _lib(lib)
+    rng = np.random.default_rng(0)
+    layer = _seeded_linear(L, rng, D, H)
+    x = _leaf(L, rng.standard_normal((8, N // 8, D)).astype(np.float32))
+    g = L.tensor(rng.standard_normal((8, N // 8, H)).astype(np.float32))
+
+    def run():
+        layer(x).backward(g)
+        x.grad = layer.weight.grad = layer.bias.grad = None
+
+    return run
+
+
+def pointwise(lib: str, op: str, approximate: str | None = None):
+    """F.<op> on [4096, 1536], backward of a given cotangent."""
+    L = _lib(lib)
+    rng = np.random.default_rng(0)
+    x = _leaf(L, rng.standard_normal((N, H)).astype(np.float32))
+    g = L.tensor(rng.standard_normal((N, H)).astype(np.float32))
+    f = getattr(L.nn.functional, op)
+    kwargs = {} if approximate is None else {"approximate": approximate}
+
+    def run():
+        f(x, **kwargs).backward(g)
         x.grad = None
-        layer.weight.grad = None
-        layer.bias.grad = None
 
-    return step
+    return run
 
 
-def pointwise_case(fn_name, **kwargs):
-    def make(lib, lib_nn, lib_F, rng):
-        x = _leaf(lib, rng.standard_normal((N, H)).astype(np.float32))
-        g = lib.tensor(rng.standard_normal((N, H)).astype(np.float32))
-        fn = getattr(lib_F, fn_name)
+def dropout(lib: str):
+    """F.dropout(p=0.1, training=True) on [4096, 1536] (each library draws its own mask)."""
+    L = _lib(lib)
+    rng = np.random.default_rng(0)
+    x = _leaf(L, rng.standard_normal((N, H)).astype(np.float32))
+    g = L.tensor(rng.standard_normal((N, H)).astype(np.float32))
 
-        def step():
-            fn(x, **kwargs).backward(g)
-            x.grad = None
-
-        return step
-
-    return make
-
-
-def dropout_case(lib, lib_nn, lib_F, rng):
-    x = _leaf(lib, rng.standard_normal((N, H)).astype(np.float32))
-    g = lib.tensor(rng.standard_normal((N, H)).astype(np.float32))
-
-    def step():
-        lib_F.dropout(x, 0.1, True).backward(g)
+    def run():
+        L.nn.functional.dropout(x, 0.1, True).backward(g)
         x.grad = None
 
-    return step
+    return run
 
 
-def cross_entropy_case(num_classes, smoothing=0.0):
-    def make(lib, lib_nn, lib_F, rng):
-        x = _leaf(lib, rng.standard_normal((N, num_classes)).astype(np.float32))
-        t = lib.tensor(rng.integers(0, num_classes, N))
+def cross_entropy(lib: str, classes: int, smoothing: float = 0.0):
+    """F.cross_entropy on [4096, classes] logits, mean over the batch, backward."""
+    L = _lib(lib)
+    rng = np.random.default_rng(0)
+    x = _leaf(L, rng.standard_normal((N, classes)).astype(np.float32))
+    t = L.tensor(rng.integers(0, classes, N))
 
-        def step():
-            lib_F.cross_entropy(x, t, label_smoothing=smoothing).backward()
-            x.grad = None
+    def run():
+        L.nn.functional.cross_entropy(x, t, label_smoothing=smoothing).backward()
+        x.grad = None
 
-        return step
-
-    return make
-
-
-def embedding_case(vocab):
-    def make(lib, lib_nn, lib_F, rng):
-        emb = lib_nn.Embedding(vocab, D)
-        idx = lib.tensor(rng.integers(0, vocab, (8, N // 8)))
-        g = lib.tensor(rng.standard_normal((8, N // 8, D)).astype(np.float32))
-
-        def step():
-            emb(idx).backward(g)
-            emb.weight.grad = None
-
-        return step
-
-    return make
+    return run
 
 
-def adamw_case(lib, lib_nn, lib_F, rng, lib_optim):
-    model = lib_nn.Sequential(*[lib_nn.Linear(D, D) for _ in range(12)])  # 1.8 M parameters
-    opt = lib_optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
+def embedding(lib: str, vocab: int):
+    """Embedding(vocab, 384) looked up at [8, 512] indices, backward to the weight."""
+    L = _lib(lib)
+    rng = np.random.default_rng(0)
+    emb = L.nn.Embedding(vocab, D)
+    with L.no_grad():
+        emb.weight.copy_(L.tensor(rng.standard_normal((vocab, D)).astype(np.float32)))
+    idx = L.tensor(rng.integers(0, vocab, (8, N // 8)))
+    g = L.tensor(rng.standard_normal((8, N // 8, D)).astype(np.float32))
+
+    def run():
+        emb(idx).backward(g)
+        emb.weight.grad = None
+
+    return run
+
+
+def adamw(lib: str):
+    """One AdamW step over 12 x Linear(384, 384) (1.8 M parameters), gradients given."""
+    L = _lib(lib)
+    rng = np.random.default_rng(0)
+    model = L.nn.Sequential(*[_seeded_linear(L, rng, D, D) for _ in range(12)])
+    opt = L.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
     for p in model.parameters():
-        p.grad = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))
-
-    def step():
-        opt.step()
-
-    return step
+        p.grad = L.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))
+    return opt.step
 
 
 CASES = [
-    ("Linear(384, 1536) fwd+bwd, 4096 tokens", linear_case),
-    ("GELU fwd+bwd, 4096 x 1536", pointwise_case("gelu")),
-    ("GELU(tanh) fwd+bwd, 4096 x 1536", pointwise_case("gelu", approximate="tanh")),
-    ("SiLU fwd+bwd, 4096 x 1536", pointwise_case("silu")),
-    ("ReLU fwd+bwd, 4096 x 1536", pointwise_case("relu")),
-    ("Dropout(0.1) fwd+bwd, 4096 x 1536", dropout_case),
-    ("cross_entropy fwd+bwd, 4096 x 65", cross_entropy_case(65)),
-    ("cross_entropy(smoothing) fwd+bwd, 4096 x 65", cross_entropy_case(65, 0.1)),
-    ("cross_entropy fwd+bwd, 4096 x 8192", cross_entropy_case(8192)),
-    ("Embedding(65, 384) fwd+bwd, 4096 tokens", embedding_case(65)),
-    ("Embedding(50257, 384) fwd+bwd, 4096 tokens", embedding_case(50257)),
-    ("AdamW step, 12 x Linear(384, 384)", adamw_case),
+    Case("Linear(384, 1536) fwd+bwd, 4096 tokens", linear),
+    Case("GELU fwd+bwd, 4096 x 1536", pointwise, op="gelu"),
+    Case("GELU(tanh) fwd+bwd, 4096 x 1536", pointwise, op="gelu", approximate="tanh"),
+    Case("SiLU fwd+bwd, 4096 x 1536", pointwise, op="silu"),
+    Case("ReLU fwd+bwd, 4096 x 1536", pointwise, op="relu"),
+    Case("Dropout(0.1) fwd+bwd, 4096 x 1536", dropout),
+    Case("cross_entropy fwd+bwd, 4096 x 65", cross_entropy, classes=65),
+    Case("cross_entropy(smoothing) fwd+bwd, 4096 x 65", cross_entropy, classes=65, smoothing=0.1),
+    Case("cross_entropy fwd+bwd, 4096 x 8192", cross_entropy, classes=8192),
+    Case("Embedding(65, 384) fwd+bwd, 4096 tokens", embedding, vocab=65),
+    Case("Embedding(50257, 384) fwd+bwd, 4096 tokens", embedding, vocab=50257),
+    Case("AdamW step, 12 x Linear(384, 384)", adamw),
 ]
 
-
-def main() -> None:
-    torch = try_import_torch()
-    print(f"{'case':48s} {'minigrad':>11s} {'torch':>11s} {'ratio':>7s}")
-    for name, make in CASES:
-        rng = np.random.default_rng(0)
-        extra = (optim,) if make is adamw_case else ()
-        fns = {"minigrad": make(mg, nn, F, rng, *extra)}
-        if torch is not None:
-            extra_t = (torch.optim,) if make is adamw_case else ()
-            fns["torch"] = make(
-                torch, torch.nn, torch.nn.functional, np.random.default_rng(0), *extra_t
-            )
-        times = interleaved(fns, repeats=9)
-        t_mg = times["minigrad"]
-        t_torch = times.get("torch")
-        ratio = f"{t_mg / t_torch:6.2f}x" if t_torch else "   n/a"
-        torch_s = fmt_time(t_torch) if t_torch else "        n/a"
-        print(f"{name:48s} {fmt_time(t_mg)} {torch_s} {ratio}")
-
-
 if __name__ == "__main__":
-    main()
+    main(CASES, title="nn core: minigrad vs PyTorch, each in its own process")
