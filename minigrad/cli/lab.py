@@ -45,7 +45,7 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="N", help="seed (default: 0)")
     p.add_argument(
         "--quick", action="store_true",
-        help="reduced sizes (the ones the tests use): seconds instead of a minute",
+        help="reduced sizes (the ones the tests use): seconds instead of minutes",
     )  # fmt: skip
     p.set_defaults(run=run)
 

@@ -1,6 +1,7 @@
 """The lab: small experiments that measure what the docs claim about normalization.
 
-Each experiment states a claim, measures it on your CPU in about a minute, writes a
+Each experiment states a claim with its conditions, measures it on your CPU in a few
+minutes at most (seconds with ``quick``), writes a
 CSV of its numbers and a PNG plot, and says whether the measurement supports the
 claim. Run them from the command line::
 
@@ -15,12 +16,18 @@ or from Python::
 
 The experiments (one module each, in the order of docs/index.md):
 
+- ``skip-connection``: y = x + F(x) against y = F(x): the gradient reaching the first
+  layer, and whether a deep stack trains.
 - ``residual-growth``: the residual stream's size, block by block, at initialization.
-- ``gradient-flow``: each layer's gradient norm at initialization, pre- vs post-norm.
-- ``warmup``: a small language model, post- vs pre-norm, with and without warmup.
+- ``gradient-flow``: each layer's gradient norm at initialization, pre- vs post-norm,
+  and the last layer's gradient against depth.
+- ``warmup``: a small language model over learning rate x depth, post- vs pre-norm, with
+  and without warmup; gradient clipping; long runs where both train.
 - ``invariance``: what LayerNorm and RMSNorm are invariant to.
 - ``batchnorm-pitfalls``: batch-size noise, train vs eval, forgetting ``eval()``,
   padding, against LayerNorm.
+- ``norm-pitfalls``: LayerNorm on NCHW, BatchNorm1d on NLE, eps in float16, a frozen
+  BatchNorm, a forgotten ``model.eval()``, each next to the right way.
 - ``saturation``: near-zero GELU / SiLU gradients as the input's scale grows.
 - ``norm-cost``: LayerNorm vs RMSNorm time and parameter count.
 

@@ -1,20 +1,24 @@
 """gradient-flow: each layer's gradient norm at initialization, pre-norm vs post-norm.
 
 As in Xiong et al. (2020), "On Layer Normalization in the Transformer Architecture":
-stacks of 6, 12 and 24 blocks, Xavier-initialized (PyTorch's ``nn.Transformer`` and
-the paper initialize this way), ReLU feed-forward networks, token embeddings scaled by
-sqrt(d_model) as in the original Transformer (the paper's models), a language-model
-head and a cross-entropy loss on random targets. One backward pass; for every block we
-take the norm of the gradient of all its weight matrices together.
+stacks of 6, 12, 24 and 48 blocks of width 128, Xavier-initialized (PyTorch's
+``nn.Transformer`` and the paper initialize this way), ReLU feed-forward networks, a
+language-model head and a cross-entropy loss on random targets. One backward pass; for
+every block we take the norm of the gradient of all its weight matrices together.
 
-The same stacks are also measured with unit-scale embeddings (no sqrt(d_model), as in
-GPT-style models): the stream then starts small next to what each block adds, and
-that changes pre-norm's answer (below).
+Two measurements, each at both embedding scales: the input stream multiplied by
+sqrt(d_model), as the original Transformer (the paper's models) scales its token
+embeddings, and unit-scale, as in GPT-style models.
 
-How uneven a profile is: fit a straight line to log(gradient norm) against the
-relative depth (0 at the input, 1 at the output) through all layers; ``exp(slope)``
-is the output end over the input end (1: even; 2: twice as large near the output).
-It is averaged (geometric mean) over a few initializations.
+1. The paper's central result: how the *last* layer's gradient scales with depth L.
+   We fit the exponent ``q`` in ``gradient ~ L ** q`` across the depths (a straight
+   line through log gradient against log L). The paper's bound grows with L for
+   post-norm and shrinks for pre-norm.
+2. How uneven a profile is: fit a straight line to log(gradient norm) against the
+   relative depth (0 at the input, 1 at the output) through all layers; ``exp(slope)``
+   is the output end over the input end (1: even; 2: twice as large near the output).
+
+Both are averaged (geometric mean) over a few initializations.
 
 What the algebra suggests. A pre-norm block reads the stream through its norm, which
 divides by the stream's RMS ``sigma_l`` at that depth, so the gradient of a block's
@@ -44,13 +48,21 @@ from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import make_stack, random_stream, seeded, xavier_init
 
 NAME = "gradient-flow"
-TITLE = "each layer's gradient norm at initialization, pre-norm vs post-norm"
+TITLE = "each layer's gradient norm at initialization, pre-norm vs post-norm, 6 to 48 layers"
 CLAIM = (
-    "At initialization, post-norm's gradients are uneven across depth (large near the "
-    "output, small near the input); pre-norm's are roughly even (Xiong et al., 2020)."
+    "At initialization (Xavier init, width 128, 6 to 48 blocks; token embeddings scaled "
+    "by sqrt(d_model) as in the paper, or unit-scale as in GPT-style models), post-norm's "
+    "last-layer gradient grows with depth and pre-norm's does not (Xiong et al., 2020); "
+    "post-norm's gradients are larger near the output than near the input at every depth, "
+    "and pre-norm's are roughly even across depth at both embedding scales."
 )
 
 VARIANTS = ("pre-norm", "post-norm")
+SCALES = ("sqrt(d_model)", "unit")
+LARGER = 1.1  # "larger near the output": output end / input end at least this
+EVEN = 1.5  # "roughly even": output end / input end between 1/EVEN and EVEN
+GROWS = 0.1  # "grows with depth": exponent q of L at least this
+FLAT = 0.05  # "does not grow": exponent q at most this
 
 
 def gradient_profile(
@@ -100,109 +112,78 @@ def end_ratio(profile: np.ndarray) -> float:
     return float(np.exp(slope))
 
 
+def depth_exponent(depths, last_layer: np.ndarray) -> float:
+    """The power q in ``last_layer_gradient ~ depth ** q``, fitted across the depths."""
+    return float(np.polyfit(np.log(np.asarray(depths, float)), np.log(last_layer), 1)[0])
+
+
 def sigma_exponent(grad_norms: np.ndarray, stream_rms: np.ndarray) -> float:
     """The power p in ``grad_norm ~ stream_rms ** p``, fitted across the layers."""
     return float(np.polyfit(np.log(stream_rms), np.log(grad_norms), 1)[0])
 
 
-def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResult:
-    """Measure the gradient profiles and check the claim (see the module docstring).
+def _geomean(values) -> float:
+    return float(np.exp(np.mean(np.log(values))))
 
-    Defaults: depths 6, 12, 24; width 128 (4 heads, feed-forward 512); a batch of 8
-    sequences of 16 positions; vocabulary 32; 4 initializations. (At width 64 the
-    post-norm profile varies too much from one initialization to the next to say
-    anything.) ``quick``: depths 6 and 12, 3 initializations.
+
+def measure(depths, seeds, d_model: int, batch: int, seq: int, vocab: int, progress=None):
+    """Everything the checks read, per embedding scale.
+
+    Returns ``{scale: {"profiles", "stream_rms", "ratios", "last", "exponents",
+    "sigma_exponents"}}``; profiles, RMS, ratios and last-layer norms are keyed by
+    ``(variant, depth)`` and averaged (geometric mean) over ``seeds``; ``exponents`` by
+    variant; ``sigma_exponents`` (pre-norm) by depth.
     """
-    folder = output_folder(out, NAME)
-    depths = (6, 12) if quick else (6, 12, 24)
-    seeds = [seed + k for k in range(3 if quick else 4)]
-    d_model, batch, seq, vocab = 128, 8, 16, 32
-
     scales = {"sqrt(d_model)": float(np.sqrt(d_model)), "unit": 1.0}
-    measured = {}  # scale name -> (profiles, stream rms, ratios, exponents)
-    for scale_name, scale in scales.items():
-        profiles, rms, ratios, exponents = {}, {}, {}, {}
+    measured = {}
+    for scale_name in SCALES:
+        m = {"profiles": {}, "stream_rms": {}, "ratios": {}, "last": {}, "sigma_exponents": {}}
         for depth in depths:
             for variant in VARIANTS:
                 if progress:
                     progress(f"{variant}, {depth} layers, embeddings x {scale_name}")
                 runs = [
-                    gradient_profile(variant, depth, d_model, batch, seq, vocab, s, scale)
+                    gradient_profile(
+                        variant, depth, d_model, batch, seq, vocab, s, scales[scale_name]
+                    )
                     for s in seeds
                 ]
-                profiles[variant, depth] = np.exp(np.mean([np.log(g) for g, _ in runs], axis=0))
-                rms[variant, depth] = np.mean([r for _, r in runs], axis=0)
-                ratios[variant, depth] = float(
-                    np.exp(np.mean([np.log(end_ratio(g)) for g, _ in runs]))
-                )
+                key = variant, depth
+                m["profiles"][key] = np.exp(np.mean([np.log(g) for g, _ in runs], axis=0))
+                m["stream_rms"][key] = np.mean([r for _, r in runs], axis=0)
+                m["ratios"][key] = _geomean([end_ratio(g) for g, _ in runs])
+                m["last"][key] = _geomean([g[-1] for g, _ in runs])
                 if variant == "pre-norm":
-                    exponents[depth] = float(np.mean([sigma_exponent(g, r) for g, r in runs]))
-        measured[scale_name] = (profiles, rms, ratios, exponents)
+                    m["sigma_exponents"][depth] = float(
+                        np.mean([sigma_exponent(g, r) for g, r in runs])
+                    )
+        m["exponents"] = {
+            v: depth_exponent(depths, np.array([m["last"][v, d] for d in depths])) for v in VARIANTS
+        }
+        measured[scale_name] = m
+    return measured
 
-    deepest = depths[-1]
-    profiles, rms, ratios, _ = measured["sqrt(d_model)"]
-    u_profiles, u_rms, u_ratios, u_exponents = measured["unit"]
-    post = ratios["post-norm", deepest]
-    sigma = u_rms["pre-norm", deepest]
-    result = LabResult(
-        NAME,
-        CLAIM,
-        data={
-            "depths": depths,
-            "profiles": profiles,
-            "ratios": ratios,
-            "stream_rms": rms,
-            "unit_scale": {
-                "profiles": u_profiles,
-                "ratios": u_ratios,
-                "stream_rms": u_rms,
-                "sigma_exponents": u_exponents,
-            },
-        },
-    )
 
-    def ratio_line(r):
-        return (
-            "; ".join(f"{v} " + ", ".join(f"{r[v, d]:.2f}" for d in depths) for v in VARIANTS)
-            + f" (depths {', '.join(map(str, depths))})"
-        )
+def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResult:
+    """Measure the gradient profiles and check the claim (see the module docstring).
 
-    result.headline = [
-        "output end / input end of the gradient profile (1 = even), embeddings x "
-        "sqrt(d_model) as in the paper: " + ratio_line(ratios),
-        "the same with unit-scale embeddings: " + ratio_line(u_ratios),
-        f"unit scale, pre-norm, {deepest} layers: the stream's RMS grows "
-        f"x{sigma[-1] / sigma[0]:.2f} from the first block to the last, and a layer's "
-        f"gradient goes as RMS^{u_exponents[deepest]:.2f}",
-    ]
-    result.check(
-        "post-norm: gradients larger near the output than near the input",
-        post >= 1.25,
-        f"output end / input end {post:.2f} at {deepest} layers (needs >= 1.25)",
-    )
-    pre_all = [ratios["pre-norm", d] for d in depths]
-    result.check(
-        "pre-norm: gradients roughly even across depth",
-        all(1 / 1.5 <= r <= 1.5 for r in pre_all),
-        "output end / input end "
-        + ", ".join(f"{r:.3f}" for r in pre_all)
-        + " (needs between 1/1.5 = 0.667 and 1.5 at every depth)",
-    )
-    if u_ratios["pre-norm", deepest] < 1 / 1.5:
-        result.notes.append(
-            "with unit-scale embeddings pre-norm's gradients are larger near the input "
-            f"(output end / input end {u_ratios['pre-norm', deepest]:.2f} at {deepest} "
-            "layers): a block reads the stream through its norm, which divides by the "
-            "stream's RMS, and a stream that starts small grows several-fold with depth "
-            "(see residual-growth). Scaling the embeddings by sqrt(d_model) makes the "
-            "stream large from the start, so the blocks barely change its RMS. Shleifer "
-            "et al. (2021, NormFormer) report larger early-layer gradients in pre-norm "
-            "models too."
-        )
+    Defaults: depths 6, 12, 24, 48; width 128 (4 heads, feed-forward 512); a batch of 8
+    sequences of 16 positions; vocabulary 32; 4 initializations. ``quick``: depths 6,
+    12, 24 and 2 initializations. (At width 64 the post-norm profile varies too much
+    from one initialization to the next to say anything.)
+    """
+    folder = output_folder(out, NAME)
+    depths = (6, 12, 24) if quick else (6, 12, 24, 48)
+    seeds = [seed + k for k in range(2 if quick else 4)]
+    d_model, batch, seq, vocab = 128, 8, 16, 32
+    measured = measure(depths, seeds, d_model, batch, seq, vocab, progress)
+    result = LabResult(NAME, CLAIM, data={"depths": depths, "measured": measured})
+    _checks(result, depths, measured)
 
     columns = ["embedding_scale", "variant", "depth", "layer", "grad_norm", "stream_rms"]
     rows = [
-        [name, v, d, layer + 1, float(m[0][v, d][layer]), float(m[1][v, d][layer])]
+        [name, v, d, layer + 1, float(m["profiles"][v, d][layer]),
+         float(m["stream_rms"][v, d][layer])]
         for name, m in measured.items() for d in depths for v in VARIANTS for layer in range(d)
     ]  # fmt: skip
     result.files.append(write_csv(folder / f"{NAME}.csv", columns, rows))
@@ -210,24 +191,109 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
     return result
 
 
+def _checks(result: LabResult, depths, measured) -> None:
+    def at_depths(values) -> str:
+        return ", ".join(f"{x:.2f}" for x in values) + f" at {', '.join(map(str, depths))} layers"
+
+    for name, m in measured.items():
+        last = {v: [m["last"][v, d] for d in depths] for v in VARIANTS}
+        result.headline.append(
+            f"last layer's gradient norm, embeddings x {name}: "
+            + "; ".join(f"{v} {' / '.join(f'{x:.2f}' for x in last[v])}" for v in VARIANTS)
+            + f" at {' / '.join(map(str, depths))} layers, i.e. ~ L^"
+            + ", L^".join(f"{m['exponents'][v]:+.2f}" for v in VARIANTS)
+        )
+    for name, m in measured.items():
+        result.headline.append(
+            f"output end / input end of the profile (1 = even), embeddings x {name}: "
+            + "; ".join(f"{v} " + at_depths([m["ratios"][v, d] for d in depths]) for v in VARIANTS)
+        )
+    unit = measured["unit"]
+    deepest = depths[-1]
+    sigma = unit["stream_rms"]["pre-norm", deepest]
+    result.headline.append(
+        f"unit scale, pre-norm, {deepest} layers: the stream's RMS grows x{sigma[-1] / sigma[0]:.2f}"
+        f" from the first block to the last, and a layer's gradient goes as "
+        f"RMS^{unit['sigma_exponents'][deepest]:.2f}"
+    )
+
+    q = {name: m["exponents"] for name, m in measured.items()}
+    result.check(
+        "post-norm: the last layer's gradient grows with depth (both embedding scales)",
+        all(q[name]["post-norm"] >= GROWS for name in SCALES),
+        "exponent of L " + ", ".join(f"{q[n]['post-norm']:+.2f} (x {n})" for n in SCALES)
+        + f" (needs >= {GROWS:+.2f} at both)",
+    )  # fmt: skip
+    result.check(
+        "pre-norm: the last layer's gradient does not grow with depth (both embedding scales)",
+        all(q[name]["pre-norm"] <= FLAT for name in SCALES),
+        "exponent of L " + ", ".join(f"{q[n]['pre-norm']:+.2f} (x {n})" for n in SCALES)
+        + f" (needs <= {FLAT:+.2f} at both)",
+    )  # fmt: skip
+    for name, m in measured.items():
+        post = [m["ratios"]["post-norm", d] for d in depths]
+        result.check(
+            f"post-norm, embeddings x {name}: gradients larger near the output at every depth",
+            all(r >= LARGER for r in post),
+            "output end / input end " + at_depths(post) + f" (needs >= {LARGER} at every depth)",
+        )
+    for name, m in measured.items():
+        pre = [m["ratios"]["pre-norm", d] for d in depths]
+        result.check(
+            f"pre-norm, embeddings x {name}: gradients roughly even at every depth",
+            all(1 / EVEN <= r <= EVEN for r in pre),
+            "output end / input end " + at_depths(pre)
+            + f" (needs between 1/{EVEN} = {1 / EVEN:.3f} and {EVEN} at every depth)",
+        )  # fmt: skip
+    result.notes.append(
+        "where it holds: post-norm's last-layer gradient grows and pre-norm's does not at "
+        "both scales; with embeddings x sqrt(d_model) pre-norm is even at every depth, "
+        "while post-norm's gradients are larger near the output only from 12 layers on (at "
+        "6 they are larger near the input); with unit-scale embeddings pre-norm's "
+        "gradients are larger near the input, because a block reads the stream through "
+        "its norm, which divides by the stream's RMS, and a stream that starts small "
+        "grows several-fold with depth (residual-growth). Shleifer et al. (2021, "
+        "NormFormer) report larger early-layer gradients in pre-norm models too."
+    )
+
+
+COLORS = {"pre-norm": "#2563eb", "post-norm": "#dc2626"}
+STYLES = {"sqrt(d_model)": ("o", "-"), "unit": ("s", ":")}
+
+
 def _plot(result, folder, depths, measured) -> None:
-    fig, axes = new_figure(1, len(depths), width=4.2)
+    fig, axes = new_figure(1, len(depths) + 1, width=3.6, height=3.8)
     if fig is None:
         result.notes.append(PLOT_HINT)
         return
-    colors = {"pre-norm": "#2563eb", "post-norm": "#dc2626"}
-    styles = {"sqrt(d_model)": "o-", "unit": "s:"}
     for ax, depth in zip(axes, depths):
         layers = np.arange(1, depth + 1)
-        for name, (profiles, _, ratios, _) in measured.items():
+        for name, m in measured.items():
+            marker, line = STYLES[name]
             for v in VARIANTS:
-                ax.plot(layers, profiles[v, depth], styles[name], markersize=3, color=colors[v],
-                        label=f"{v}, emb x {name} ({ratios[v, depth]:.2f})")  # fmt: skip
+                ax.plot(layers, m["profiles"][v, depth], linestyle=line, marker=marker,
+                        markersize=2.5, color=COLORS[v])  # fmt: skip
         log_axis(ax)
         ax.set_title(f"{depth} layers")
         ax.set_xlabel("layer (1 = nearest the input)")
-        ax.set_ylabel("|gradient| of the layer's weights")
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.suptitle("gradient norm per layer at initialization (legend: output end / input end)")
-    result.files.append(save_figure(fig, folder / f"{NAME}.png"))
+    axes[0].set_ylabel("|gradient| of the layer's weights")
+    ax = axes[-1]
+    for name, m in measured.items():
+        marker, line = STYLES[name]
+        for v in VARIANTS:
+            last = [m["last"][v, d] for d in depths]
+            ax.plot(depths, last, linestyle=line, marker=marker, color=COLORS[v],
+                    label=f"{v}, emb x {name}: ~L^{m['exponents'][v]:+.2f}")  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(depths, [str(d) for d in depths])
+    ax.minorticks_off()
+    log_axis(ax)
+    ax.set_xlabel("depth L (layers)")
+    ax.set_title("last layer's gradient vs depth")
+    ax.grid(True, alpha=0.3)
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.suptitle("gradient norm per layer at initialization (solid: embeddings x sqrt(d_model); "
+                 "dotted: unit scale)")  # fmt: skip
+    result.files.append(save_figure(fig, folder / f"{NAME}.png", rect=(0, 0.08, 1, 1)))

@@ -41,8 +41,13 @@ def layer_norm(x: np.ndarray) -> np.ndarray:
     return F.layer_norm(mg.tensor(x), (x.shape[-1],), eps=LN_EPS).numpy()
 
 
-def rms_norm(x: np.ndarray) -> np.ndarray:
-    return F.rms_norm(mg.tensor(x), (x.shape[-1],)).numpy()
+def rms_norm(x: np.ndarray, eps: float | None = None) -> np.ndarray:
+    return F.rms_norm(mg.tensor(x), (x.shape[-1],), eps=eps).numpy()
+
+
+def rms_norm_same_eps(x: np.ndarray) -> np.ndarray:
+    """RMSNorm with LayerNorm's eps (1e-5), for a comparison at the same eps."""
+    return rms_norm(x, LN_EPS)
 
 
 def max_change(norm, x: np.ndarray, transformed: np.ndarray) -> float:
@@ -79,6 +84,7 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
     scale_ln = np.array([max_change(layer_norm, x, a * x) for a in scales])
     scale_rms = np.array([max_change(rms_norm, x, a * x) for a in scales])
+    scale_rms_same = np.array([max_change(rms_norm_same_eps, x, a * x) for a in scales])
     rms_eps = float(np.finfo(np.float64).eps)  # RMSNorm's default eps for float64
     eps_ln = np.array([eps_change(x, a, True, LN_EPS) for a in scales])
     eps_rms = np.array([eps_change(x, a, False, rms_eps) for a in scales])
@@ -101,6 +107,7 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
     c3 = int(np.flatnonzero(shifts == 3.0)[0])
     result = LabResult(NAME, CLAIM, data={
         "scales": scales, "shifts": shifts, "scale_ln": scale_ln, "scale_rms": scale_rms,
+        "scale_rms_same_eps": scale_rms_same,
         "shift_ln": shift_ln, "shift_rms": shift_rms, "mean_ln": mean_ln, "mean_rms": mean_rms,
         "cos_ln": cos_ln, "cos_rms": cos_rms,
     })  # fmt: skip
@@ -109,6 +116,9 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         f"largest output change under scaling by 1..1000: LayerNorm {scale_ln[big].max():.1e}, "
         f"RMSNorm {scale_rms[big].max():.1e}; at every scale (1e-4..1000) the change is the "
         f"one eps causes, to {max(explained_ln, explained_rms):.0e}",
+        f"at the same eps (1e-5) RMSNorm changes by {scale_rms_same[big].max():.1e} for scales "
+        f"1..1000: the ten orders of magnitude above come from its smaller default eps "
+        f"({rms_eps:.1e}), not from the formula",
         f"under shifting by -100..100: LayerNorm {shift_ln.max():.1e}, RMSNorm "
         f"{shift_rms.max():.2f}",
         f"output mean after a shift of +3: LayerNorm {mean_ln[c3]:.1e}, RMSNorm "
@@ -179,16 +189,21 @@ def _plot(result, folder, d) -> None:
     panels = [(ax_scale, "scales", "scale", tiny), (ax_mean, "shifts", "mean", 0.0),
               (ax_cos, "shifts", "cos", 0.0)]  # fmt: skip
     for ax, x_key, prefix, offset in panels:
-        for label, suffix, color, marker in (("LayerNorm", "ln", "#2563eb", "o"),
-                                             ("RMSNorm", "rms", "#dc2626", "s")):  # fmt: skip
+        for label, suffix, color, marker in (("LayerNorm, eps 1e-5", "ln", "#2563eb", "o"),
+                                             ("RMSNorm, eps 2.2e-16", "rms", "#dc2626", "s"),
+                                             ("RMSNorm, eps 1e-5", "rms_same_eps", "#f59e0b",
+                                              "^")):  # fmt: skip
+            if f"{prefix}_{suffix}" not in d:
+                continue
             y = d[f"{prefix}_{suffix}"] + offset
-            ax.plot(d[x_key], y, f"{marker}-", color=color, label=label)
+            ax.plot(d[x_key], y, f"{marker}-", color=color, markersize=4,
+                    label=label if prefix == "scale" else label.split(",")[0])  # fmt: skip
     ax_scale.set_xscale("log")
     ax_scale.set_yscale("log")
     ax_scale.axvline(np.sqrt(LN_EPS), color="gray", linestyle=":", label="a^2 = LayerNorm eps")
     ax_scale.set_xlabel("scale a (input a x)")
     ax_scale.set_ylabel("largest change of the output")
-    ax_scale.set_title("scaling")
+    ax_scale.set_title("scaling (each at its eps)")
     ax_mean.set_xscale("symlog", linthresh=1.0)
     ax_mean.set_xlabel("shift c (input x + c)")
     ax_mean.set_ylabel("mean of the output")
@@ -197,8 +212,9 @@ def _plot(result, folder, d) -> None:
     ax_cos.set_xlabel("shift c (input x + c)")
     ax_cos.set_ylabel("lowest cosine(output, input)")
     ax_cos.set_title("direction")
-    for ax in (ax_scale, ax_mean, ax_cos):
+    # legends where the curves are not: above the flat tails, below the cosine's peak
+    for ax, where in ((ax_scale, "upper right"), (ax_mean, "upper left"), (ax_cos, "lower center")):
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc=where)
     fig.suptitle("invariance of LayerNorm and RMSNorm (float64, 64 features)")
     result.files.append(save_figure(fig, folder / f"{NAME}.png"))

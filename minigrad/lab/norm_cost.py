@@ -26,7 +26,6 @@ import minigrad as mg
 import minigrad.nn as nn
 from minigrad.lab.output import (
     PLOT_HINT,
-    log_axis,
     new_figure,
     output_folder,
     save_figure,
@@ -37,9 +36,11 @@ from minigrad.lab.result import LabResult
 NAME = "norm-cost"
 TITLE = "LayerNorm vs RMSNorm: time and parameter count (fused kernels)"
 CLAIM = (
-    "RMSNorm costs less than LayerNorm: half the parameters (no bias) and less time "
-    "(one statistic instead of two), at every width."
+    "RMSNorm costs less than LayerNorm with the fused float32 kernels: half the parameters "
+    "(no bias) at every width, and less time (one statistic instead of two) at widths 256 "
+    "to 4096; at a narrow width (64) the time ratio is measured and reported, not claimed."
 )
+NARROW = 64  # measured and reported; the time claim covers the wider widths
 
 
 def _forward(layer, x) -> None:
@@ -76,11 +77,14 @@ def time_pair(ln, rms, x, repeats: int) -> dict:
 def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResult:
     """Time both layers at each width and check the claim (see the module docstring).
 
-    Defaults: 4096 rows at widths 256, 1024 and 4096 (float32), 25 interleaved repeats;
-    ``quick``: 1024 rows, widths 256 and 1024, 10 repeats.
+    Defaults: 4096 rows at widths 64, 256, 1024 and 4096 (float32), 25 interleaved
+    repeats; ``quick``: 1024 rows, widths 64, 256 and 1024, 10 repeats.
     """
     folder = output_folder(out, NAME)
-    rows_n, widths, repeats = (1024, (256, 1024), 10) if quick else (4096, (256, 1024, 4096), 25)
+    if quick:
+        rows_n, widths, repeats = 1024, (NARROW, 256, 1024), 10
+    else:
+        rows_n, widths, repeats = 4096, (NARROW, 256, 1024, 4096), 25
     rng = np.random.default_rng([seed, 17])
     measured = []
     for n in widths:
@@ -100,6 +104,7 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
     fwd = np.array([ratio(m, "forward") for m in measured])
     both = np.array([ratio(m, "forward+backward") for m in measured])
+    wide = np.array([m["width"] > NARROW for m in measured])
     param_ratio = [m["params"]["RMSNorm"] / m["params"]["LayerNorm"] for m in measured]
     result = LabResult(NAME, CLAIM, data={"measured": measured, "forward_ratio": fwd,
                                           "forward_backward_ratio": both})  # fmt: skip
@@ -119,18 +124,22 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         all(r == 0.5 for r in param_ratio),
         "parameter ratio " + ", ".join(f"{r:g}" for r in param_ratio) + " (needs 0.5)",
     )
+    wide_widths = ", ".join(str(m["width"]) for m in measured if m["width"] > NARROW)
     result.check(
-        "RMSNorm's forward takes less time at every width",
-        bool(np.all(fwd < 1.0)),
-        "time ratio " + ", ".join(f"{r:.2f}" for r in fwd) + " (needs < 1 at every width)",
+        f"RMSNorm's forward takes less time at widths {wide_widths}",
+        bool(np.all(fwd[wide] < 1.0)),
+        "time ratio " + ", ".join(f"{r:.2f}" for r in fwd[wide]) + " (needs < 1 at each)",
     )
     result.check(
-        "RMSNorm's forward + backward takes less time at every width",
-        bool(np.all(both < 1.0)),
-        "time ratio " + ", ".join(f"{r:.2f}" for r in both) + " (needs < 1 at every width)",
+        f"RMSNorm's forward + backward takes less time at widths {wide_widths}",
+        bool(np.all(both[wide] < 1.0)),
+        "time ratio " + ", ".join(f"{r:.2f}" for r in both[wide]) + " (needs < 1 at each)",
     )
     result.notes.append(
-        "timings on a shared machine vary from run to run; the ratios are the numbers to read"
+        f"at width {NARROW} the ratios are {fwd[~wide][0]:.2f} (forward) and "
+        f"{both[~wide][0]:.2f} (forward + backward), reported but not claimed: at narrow "
+        "widths the per-call work both layers share weighs more, and the ratio moves with "
+        "the machine's load; the ratios, not the absolute times, are the numbers to read"
     )
 
     columns = ["width", "rows", "layernorm_params", "rmsnorm_params", "layernorm_forward_ms",
@@ -166,14 +175,16 @@ def _plot(result, folder, measured, rows_n: int) -> None:
     ax_t.set_ylabel("nanoseconds per input value")
     ax_t.set_title("time (fastest of interleaved repeats)")
     ax_t.legend(fontsize=8)
-    for k, (layer, color) in enumerate((("LayerNorm", "#2563eb"), ("RMSNorm", "#dc2626"))):
-        ax_p.bar(pos + (k - 0.5) * 0.35, [m["params"][layer] for m in measured], 0.35,
-                 color=color, label=layer)  # fmt: skip
+    for k, (phase, color) in enumerate((("forward", "#f59e0b"), ("forward+backward", "#9333ea"))):
+        ratios = [m["times"]["RMSNorm", phase] / m["times"]["LayerNorm", phase] for m in measured]
+        ax_p.bar(pos + (k - 0.5) * 0.35, ratios, 0.35, color=color, label=phase)
+    ax_p.axhline(1.0, color="gray", linestyle=":")
+    ax_p.axhline(0.5, color="black", linestyle="--", label="parameters: 0.5 at every width")
     ax_p.set_xticks(pos, [str(w) for w in widths])
-    log_axis(ax_p)
+    ax_p.set_ylim(0, 1.1)
     ax_p.set_xlabel("width")
-    ax_p.set_ylabel("parameters")
-    ax_p.set_title("parameters")
+    ax_p.set_ylabel("RMSNorm / LayerNorm")
+    ax_p.set_title("ratios (linear axis)")
     ax_p.legend(fontsize=8)
     for ax in (ax_t, ax_p):
         ax.grid(True, alpha=0.3, axis="y")

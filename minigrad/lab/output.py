@@ -59,10 +59,11 @@ def new_figure(nrows: int = 1, ncols: int = 1, width: float = 6.0, height: float
     return fig, [ax for row in axes for ax in row]
 
 
-def save_figure(fig, path) -> pathlib.Path:
-    """Save a figure made by ``new_figure`` as PNG."""
+def save_figure(fig, path, rect=None) -> pathlib.Path:
+    """Save a figure made by ``new_figure`` as PNG; ``rect`` (left, bottom, right, top, in
+    figure fractions) keeps room outside the panels, e.g. for a legend below them."""
     path = pathlib.Path(path)
-    fig.tight_layout()
+    fig.tight_layout(rect=rect)
     fig.savefig(path, dpi=110)
     return path
 

@@ -13,11 +13,13 @@ __all__ = ["EXPERIMENTS", "Experiment", "UnknownExperiment", "get_experiment", "
 
 # name -> module in minigrad/lab/, in the order of the learning path.
 _MODULES = {
+    "skip-connection": "skip_connection",
     "residual-growth": "residual_growth",
     "gradient-flow": "gradient_flow",
     "warmup": "warmup",
     "invariance": "invariance",
     "batchnorm-pitfalls": "batchnorm_pitfalls",
+    "norm-pitfalls": "norm_pitfalls",
     "saturation": "saturation",
     "norm-cost": "norm_cost",
 }

@@ -28,8 +28,8 @@ CLAIM = (
     "With an identity path and no normalization of the stream, its variance grows with "
     "depth: roughly linearly when each block reads a normalized copy (pre-norm), because "
     "every block adds about the same amount, and faster than linearly with no "
-    "normalization at all, because each block adds a share of what is already there. "
-    "Post-norm keeps it fixed; a final norm fixes the output, not the stream."
+    "normalization at all, because each block adds a share of what is already there "
+    "(64 blocks of width 64 at PyTorch's default initialization, unit-variance input)."
 )
 
 VARIANT_LABELS = ("none", "pre-norm", "post-norm", "pre-norm + final norm")
@@ -128,16 +128,11 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         none_half >= 3.0,
         f"second-half / first-half growth {none_half:.3g} (needs >= 3)",
     )
-    result.check(
-        "post-norm: the variance stays fixed",
-        post_dev <= 0.05,
-        f"largest |variance - 1| after any block {post_dev:.4f} (needs <= 0.05)",
-    )
-    result.check(
-        "a final norm fixes the output, not the stream",
-        final_dev <= 0.05 and growth >= 1.5,
-        f"largest |output variance - 1| {final_dev:.4f} (needs <= 0.05) while the stream "
-        f"beneath grows x{growth:.2f}",
+    result.notes.append(
+        f"post-norm's stream (largest |variance - 1| {post_dev:.4f}) and the output of a final "
+        f"norm ({final_dev:.4f}) sit at variance 1 by construction: each is the output of a "
+        "LayerNorm, so they are shown, not checked; the final norm fixes what the head "
+        f"reads while the stream beneath it grows x{growth:.2f}."
     )
 
     columns = ["depth"] + [f"{v} {k}" for v in VARIANT_LABELS for k in ("variance", "rms")]
@@ -159,13 +154,18 @@ def _plot(result: LabResult, folder, stats: dict, depth: int, fit: tuple) -> Non
     layers = np.arange(depth + 1)
     colors = {"none": "#dc2626", "pre-norm": "#2563eb", "post-norm": "#16a34a",
               "pre-norm + final norm": "#9333ea"}  # fmt: skip
-    styles = {"none": "-", "pre-norm": "-", "post-norm": "-", "pre-norm + final norm": ":"}
+    # post-norm and the final norm both sit at 1: a wide pale line under a dashed one with
+    # markers, so that neither hides the other
+    styles = {"none": dict(linestyle="-", linewidth=2), "pre-norm": dict(linestyle="-", linewidth=2),
+              "post-norm": dict(linestyle="-", linewidth=5, alpha=0.45),
+              "pre-norm + final norm": dict(linestyle="--", linewidth=1.5, marker="o",
+                                            markersize=3, markevery=4)}  # fmt: skip
     for v in VARIANT_LABELS:
-        left.plot(layers, stats[v]["var"], styles[v], label=v, color=colors[v], linewidth=2)
+        left.plot(layers, stats[v]["var"], label=v, color=colors[v], **styles[v])
     left.set_yscale("log")
     left.set_title("variance of the stream (log scale)")
     for v in ("pre-norm", "post-norm", "pre-norm + final norm"):
-        right.plot(layers, stats[v]["var"], styles[v], label=v, color=colors[v], linewidth=2)
+        right.plot(layers, stats[v]["var"], label=v, color=colors[v], **styles[v])
     intercept, slope = fit
     right.plot(layers, intercept + slope * layers, "--", color="#2563eb", alpha=0.6,
                label=f"straight-line fit, slope {slope:.3f}")  # fmt: skip

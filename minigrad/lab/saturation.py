@@ -44,6 +44,13 @@ def near_zero_fraction(activation, x: np.ndarray) -> float:
     return float(np.mean(np.abs(t.grad.numpy()) < NEAR_ZERO))
 
 
+def near_zero_inputs(activation, x: np.ndarray) -> np.ndarray:
+    """The elements of ``x`` where the gradient is near zero."""
+    t = mg.tensor(x, requires_grad=True)
+    activation(t).sum().backward()
+    return x[np.abs(t.grad.numpy()) < NEAR_ZERO]
+
+
 def scale_sweep(scales: np.ndarray, n: int, seed: int) -> dict:
     """``{name: fractions [len(scales)]}`` for GELU and SiLU on ``s * z``."""
     z = np.random.default_rng([seed, 13]).standard_normal(n)
@@ -109,6 +116,17 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         f"{frac_none[0]:.1%} to {frac_none[-1]:.1%}; pre-norm: {frac_pre.min():.1%} to "
         f"{frac_pre.max():.1%}",
     ]
+    # At scale 1 almost no input reaches the flat tail (x < -3 or so); the near-zero
+    # gradients there sit where GELU's slope crosses zero, at x = -0.75.
+    z = np.random.default_rng([seed, 13]).standard_normal(n)
+    at_one = near_zero_inputs(F.gelu, z)
+    crossing = float(np.mean(np.abs(at_one + 0.75) < 0.1)) if at_one.size else 0.0
+    result.data["scale1_near_zero_at_crossing"] = crossing
+    result.notes.append(
+        f"at scale 1 the {gelu[at[1.0]]:.1%} near-zero GELU gradients are not flat units: "
+        f"{crossing:.0%} of them lie within 0.1 of x = -0.75, where GELU's slope crosses zero "
+        "(GELU dips below 0 there); the flat negative tail takes over only at larger scales."
+    )
     rising = bool(np.all(np.diff(gelu) >= -0.005) and np.all(np.diff(silu) >= -0.005))
     result.check(
         "more near-zero gradients as the input's scale grows, toward one half",

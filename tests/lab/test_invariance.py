@@ -45,3 +45,11 @@ def test_eps_change_is_zero_without_eps_and_matches_a_direct_computation():
     var = (xmu**2).mean(-1, keepdims=True)
     direct = np.abs(0.1 * xmu / np.sqrt(0.01 * var + 1e-3) - xmu / np.sqrt(var + 1e-3)).max()
     assert invariance.eps_change(x, 0.1, True, 1e-3) == pytest.approx(direct)
+
+
+def test_at_the_same_eps_rms_norm_is_no_more_scale_invariant_than_layer_norm(result):
+    d = result.data
+    big = d["scales"] >= 1
+    same, default, ln = d["scale_rms_same_eps"][big], d["scale_rms"][big], d["scale_ln"][big]
+    assert same.max() > 1e6 * default.max()  # the gap in the first panel is eps
+    assert 0.1 * ln.max() < same.max() < 10 * ln.max()

@@ -4,11 +4,11 @@ import pytest
 
 from minigrad.lab import EXPERIMENTS, UnknownExperiment, get_experiment, run_experiment
 
-NAMES = ["residual-growth", "gradient-flow", "warmup", "invariance", "batchnorm-pitfalls",
-         "saturation", "norm-cost"]  # fmt: skip
+NAMES = ["skip-connection", "residual-growth", "gradient-flow", "warmup", "invariance",
+         "batchnorm-pitfalls", "norm-pitfalls", "saturation", "norm-cost"]  # fmt: skip
 
 
-def test_the_seven_experiments_in_learning_path_order():
+def test_the_nine_experiments_in_learning_path_order():
     assert list(EXPERIMENTS) == NAMES
     for name, exp in EXPERIMENTS.items():
         assert exp.name == name
@@ -18,7 +18,7 @@ def test_the_seven_experiments_in_learning_path_order():
 
 def test_unknown_name_lists_the_valid_ones():
     with pytest.raises(UnknownExperiment, match="unknown experiment 'nope'; choose one of: "
-                       "residual-growth, gradient-flow"):  # fmt: skip
+                       "skip-connection, residual-growth"):  # fmt: skip
         get_experiment("nope")
     assert issubclass(UnknownExperiment, ValueError)
 

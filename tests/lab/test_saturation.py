@@ -61,3 +61,12 @@ def test_run_block_records_the_activation_input_and_leaves_the_block_as_it_was()
         mid = y.numpy() - block.linear2(F.gelu(mg.tensor(h))).numpy()
         again = block.linear1(block.norm2(mg.tensor(mid))).numpy()
     np.testing.assert_allclose(again, h, atol=1e-4)
+
+
+def test_near_zero_gradients_at_scale_one_sit_where_gelus_slope_crosses_zero(result):
+    # GELU'(x) = Phi(x) + x phi(x) is 0 at x = -0.7518: the near-zero gradients of a unit
+    # Gaussian input are mostly there, not in the flat tail.
+    assert result.data["scale1_near_zero_at_crossing"] > 0.5
+    assert any("where GELU's slope crosses zero" in n for n in result.notes)
+    x = np.array([-0.7518])
+    assert saturation.near_zero_fraction(F.gelu, x) == 1.0
