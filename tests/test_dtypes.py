@@ -161,3 +161,30 @@ def test_float32_stays_float32_forward_and_backward(name):
     assert y.dtype == mg.float32, name
     (g,) = mg.autograd.grad(y.sum(), x, create_graph=True)
     assert g.dtype == mg.float32
+
+
+def test_the_promotion_rules_live_in_dtypes():
+    """PyTorch's documented rules, asked of ``dtypes`` directly (no tensor involved)."""
+    f16, f32, f64, i32, i64, b = (
+        dtypes.float16,
+        dtypes.float32,
+        dtypes.float64,
+        dtypes.int32,
+        dtypes.int64,
+        dtypes.bool_,
+    )
+    assert dtypes.result_type(i64, 1, f32, 1) == f32  # a float wins whatever its size
+    assert dtypes.result_type(f32, 2, f64, 0) == f32  # a 0-d tensor does not widen
+    assert dtypes.result_type(f64, 0, f32, 2) == f32
+    assert dtypes.result_type(b, 1, i64, 0) == i64  # but a higher category does
+    assert dtypes.result_type(f32, 1, f64, 1) == f64
+    assert dtypes.result_type(i32, 0, i64, 0) == i64
+    assert dtypes.scalar_result_type(f16, 2.5) == f16  # a Python float never widens
+    assert dtypes.scalar_result_type(i32, 2.5) == f32
+    assert dtypes.scalar_result_type(i32, 2) == i32
+    assert dtypes.scalar_result_type(i32, 2, true_divide=True) == f32
+    assert dtypes.scalar_result_type(b, 2) == i64
+    assert dtypes.scalar_result_type(b, True) == b
+    assert dtypes.true_divide_type(i64) == f32 and dtypes.true_divide_type(f64) == f64
+    assert dtypes.common_dtype([i64, f16, b]) == f16
+    assert dtypes.common_dtype([i32, i64]) == i64
