@@ -112,8 +112,12 @@ def main(argv=None):
         with socket.socket() as s:  # a free port for the rendezvous
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
-        tmp.spawn(worker, args=(args.nproc, port, path, out, args.steps, mg_loss),
-                  nprocs=args.nproc, join=True)  # fmt: skip
+        tmp.spawn(
+            worker,
+            args=(args.nproc, port, path, out, args.steps, mg_loss),
+            nprocs=args.nproc,
+            join=True,
+        )
 
         import minigrad as mg
 

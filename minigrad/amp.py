@@ -29,8 +29,9 @@ def is_autocast_available(device_type: str) -> bool:
 class autocast:  # noqa: N801  (torch.amp.autocast)
     """See the module docstring: a no-op context manager / decorator that says so."""
 
-    def __init__(self, device_type: str, dtype=None, enabled: bool = True,
-                 cache_enabled: bool | None = None) -> None:  # fmt: skip
+    def __init__(
+        self, device_type: str, dtype=None, enabled: bool = True, cache_enabled: bool | None = None
+    ) -> None:
         if not isinstance(device_type, str):
             raise ValueError(
                 f"autocast: expected device_type of type str, got {type(device_type).__name__}"
@@ -77,10 +78,16 @@ class GradScaler:
     ``growth_interval``, ``enabled``); all accepted, none has an effect.
     """
 
-    def __init__(self, device: str = "cuda", init_scale: float = 2.0**16,
-                 growth_factor: float = 2.0, backoff_factor: float = 0.5,
-                 growth_interval: int = 2000, enabled: bool = True,
-                 _name: str = "torch.amp.GradScaler") -> None:  # fmt: skip
+    def __init__(
+        self,
+        device: str = "cuda",
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+        _name: str = "torch.amp.GradScaler",
+    ) -> None:
         self._device = device
         self._enabled = False
         if enabled:

@@ -31,8 +31,12 @@ def _false(*args, **kwargs) -> bool:
 
 cuda = _Switches(
     "cuda",
-    matmul=_Switches("cuda.matmul", allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                     allow_bf16_reduced_precision_reduction=True),
+    matmul=_Switches(
+        "cuda.matmul",
+        allow_tf32=False,
+        allow_fp16_reduced_precision_reduction=True,
+        allow_bf16_reduced_precision_reduction=True,
+    ),
     is_built=_false,
     flash_sdp_enabled=_false,
     mem_efficient_sdp_enabled=_false,
@@ -40,11 +44,16 @@ cuda = _Switches(
     enable_flash_sdp=lambda enabled: None,
     enable_mem_efficient_sdp=lambda enabled: None,
     enable_math_sdp=lambda enabled: None,
-)  # fmt: skip
+)
 cudnn = _Switches(
-    "cudnn", enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
-    is_available=_false, version=lambda: None,
-)  # fmt: skip
+    "cudnn",
+    enabled=True,
+    benchmark=False,
+    deterministic=False,
+    allow_tf32=True,
+    is_available=_false,
+    version=lambda: None,
+)
 mps = _Switches("mps", is_available=_false, is_built=_false)
 mkldnn = _Switches("mkldnn", enabled=True, is_available=_false)
 cpu = _Switches("cpu", get_cpu_capability=lambda: "DEFAULT")

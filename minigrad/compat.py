@@ -25,8 +25,16 @@ from minigrad.tensor import Tensor, as_tensor
 _MATMUL_PRECISION = ["highest"]
 
 
-def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None,  # noqa: A001
-            options=None, disable=False):  # fmt: skip
+def compile(
+    model=None,
+    *,
+    fullgraph=False,
+    dynamic=None,
+    backend="inductor",
+    mode=None,  # noqa: A001
+    options=None,
+    disable=False,
+):
     """``torch.compile``: returns ``model`` (a module or a function) unchanged."""
     if model is None:
         return lambda m: m

@@ -181,20 +181,29 @@ def rand(
 
 def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False, generator=None):
     dtype = _like_dtype(t, dtype)
-    return randn(np.shape(t), dtype=dtype, device=device, requires_grad=requires_grad,
-                 generator=generator)  # fmt: skip
+    return randn(
+        np.shape(t), dtype=dtype, device=device, requires_grad=requires_grad, generator=generator
+    )
 
 
 def rand_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False, generator=None):
     dtype = _like_dtype(t, dtype)
-    return rand(np.shape(t), dtype=dtype, device=device, requires_grad=requires_grad,
-                generator=generator)  # fmt: skip
+    return rand(
+        np.shape(t), dtype=dtype, device=device, requires_grad=requires_grad, generator=generator
+    )
 
 
 def randint(
-    low, high=None, size=None, *, dtype=None, device=None, generator=None,
-    requires_grad: bool = False, pin_memory: bool = False,
-) -> Tensor:  # fmt: skip
+    low,
+    high=None,
+    size=None,
+    *,
+    dtype=None,
+    device=None,
+    generator=None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """Integers drawn uniformly from [low, high), as ``torch.randint``.
 
     Both of PyTorch's forms: ``randint(high, size)`` (from [0, high)) and
@@ -221,8 +230,9 @@ def randint(
 
 
 def randint_like(t: Tensor, low, high=None, *, dtype=None, device=None, generator=None):
-    return randint(low, high, np.shape(t), dtype=_like_dtype(t, dtype), device=device,
-                   generator=generator)  # fmt: skip
+    return randint(
+        low, high, np.shape(t), dtype=_like_dtype(t, dtype), device=device, generator=generator
+    )
 
 
 def randperm(

@@ -79,9 +79,17 @@ def check_single_process(world_size: int) -> None:
         raise RuntimeError(MULTI_PROCESS_HELP.format(n=world_size))
 
 
-def init_process_group(backend=None, init_method=None, timeout=None, world_size: int = -1,
-                       rank: int = -1, store=None, group_name: str = "", pg_options=None,
-                       device_id=None) -> None:  # fmt: skip
+def init_process_group(
+    backend=None,
+    init_method=None,
+    timeout=None,
+    world_size: int = -1,
+    rank: int = -1,
+    store=None,
+    group_name: str = "",
+    pg_options=None,
+    device_id=None,
+) -> None:
     """Start a group of one process (see the module docstring); raise for more."""
     if _group.initialized:
         raise ValueError("trying to initialize the default process group twice!")

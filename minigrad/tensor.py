@@ -386,6 +386,9 @@ class Tensor:
         """``t.to(dtype)``, ``t.to(device)``, ``t.to(device, dtype)``, ``t.to(other)``
         (other's dtype), with PyTorch's ``non_blocking`` and ``copy`` keywords. The only
         device is the CPU: ``"cpu"`` is accepted, ``"cuda"`` or ``"mps"`` raise."""
+        if not kwargs and len(args) == 1 and type(args[0]) is np.dtype:  # t.to(dtype), fast
+            dtype = args[0]
+            return self if dtype == self._data.dtype else A.Cast.apply(self, dtype)
         from minigrad.devices import check_device, is_device
 
         dtype = kwargs.pop("dtype", None)

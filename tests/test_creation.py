@@ -100,7 +100,7 @@ def test_like_factories():
         ((5.0,), {}),
         ((5, 0, -1), {}),
         ((5,), {"dtype": mg.float64}),
-    ],  # fmt: skip
+    ],
 )
 def test_arange_matches_torch(args, kwargs, torch):
     t = mg.arange(*args, **kwargs)

@@ -60,8 +60,14 @@ def main(argv=None, model_init=None, shuffle=True):
     if not shuffle:  # the same samples in the same order on both libraries (for tests)
         train_set = dataset
     g = torch.Generator().manual_seed(args.seed)
-    loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=shuffle, generator=g,
-                        drop_last=True, num_workers=0)  # fmt: skip
+    loader = DataLoader(
+        train_set,
+        batch_size=args.batch_size,
+        shuffle=shuffle,
+        generator=g,
+        drop_last=True,
+        num_workers=0,
+    )
     model = GPT(GPTConfig(block_size=args.block_size, vocab_size=len(chars)))
     if model_init is not None:
         model.load_state_dict(model_init)
@@ -86,8 +92,10 @@ def main(argv=None, model_init=None, shuffle=True):
             losses.append(loss.item())
             if writer is not None:
                 writer.add_scalar("loss/train", loss, len(losses))
-        print(f"epoch {epoch}: loss {loss:.4f}, lr {scheduler.get_last_lr()[0]:.2e}, "
-              f"{len(val_set)} validation samples")  # fmt: skip
+        print(
+            f"epoch {epoch}: loss {loss:.4f}, lr {scheduler.get_last_lr()[0]:.2e}, "
+            f"{len(val_set)} validation samples"
+        )
     if writer is not None:
         writer.close()
     return losses

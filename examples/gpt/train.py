@@ -202,8 +202,10 @@ def main(argv=None, batches=None, model_init=None):
                 logits, loss = model(X, Y)
                 loss = loss / args.gradient_accumulation_steps
             total += loss.item()
-            X, Y = next_batch(iter_num + (micro_step + 1) // args.gradient_accumulation_steps,
-                              (micro_step + 1) % args.gradient_accumulation_steps)  # fmt: skip
+            X, Y = next_batch(
+                iter_num + (micro_step + 1) // args.gradient_accumulation_steps,
+                (micro_step + 1) % args.gradient_accumulation_steps,
+            )
             scaler.scale(loss).backward()
         if args.grad_clip != 0.0:
             scaler.unscale_(optimizer)

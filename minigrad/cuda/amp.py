@@ -10,11 +10,23 @@ from minigrad import amp as _amp
 
 
 class GradScaler(_amp.GradScaler):
-    def __init__(self, init_scale: float = 2.0**16, growth_factor: float = 2.0,
-                 backoff_factor: float = 0.5, growth_interval: int = 2000,
-                 enabled: bool = True) -> None:  # fmt: skip
-        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval,
-                         enabled, _name="torch.cuda.amp.GradScaler")  # fmt: skip
+    def __init__(
+        self,
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ) -> None:
+        super().__init__(
+            "cuda",
+            init_scale,
+            growth_factor,
+            backoff_factor,
+            growth_interval,
+            enabled,
+            _name="torch.cuda.amp.GradScaler",
+        )
 
 
 class autocast(_amp.autocast):  # noqa: N801

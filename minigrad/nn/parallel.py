@@ -30,9 +30,18 @@ class DistributedDataParallel(Module):
     others (``broadcast_buffers``, ``find_unused_parameters``, ...) have no effect.
     """
 
-    def __init__(self, module: Module, device_ids=None, output_device=None, dim: int = 0,
-                 broadcast_buffers: bool = True, process_group=None, bucket_cap_mb=None,
-                 find_unused_parameters: bool = False, **kwargs) -> None:  # fmt: skip
+    def __init__(
+        self,
+        module: Module,
+        device_ids=None,
+        output_device=None,
+        dim: int = 0,
+        broadcast_buffers: bool = True,
+        process_group=None,
+        bucket_cap_mb=None,
+        find_unused_parameters: bool = False,
+        **kwargs,
+    ) -> None:
         super().__init__()
         if not isinstance(module, Module):
             raise TypeError(

@@ -79,10 +79,20 @@ class TransformerDecoderLayer(Module):
         (2, 5, 16)
     """
 
-    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation="relu", layer_norm_eps: float = 1e-5,
-                 batch_first: bool = False, norm_first: bool = False, bias: bool = True,
-                 device=None, dtype=None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation="relu",
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
         name = "TransformerDecoderLayer"
         _check_sizes(name, d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward)
@@ -101,9 +111,17 @@ class TransformerDecoderLayer(Module):
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(name, activation)
 
-    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None,
-                tgt_key_padding_mask=None, memory_key_padding_mask=None,
-                tgt_is_causal: bool = False, memory_is_causal: bool = False) -> Tensor:  # fmt: skip
+    def forward(
+        self,
+        tgt: Tensor,
+        memory: Tensor,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal: bool = False,
+        memory_is_causal: bool = False,
+    ) -> Tensor:
         """One decoder layer.
 
         Args:
@@ -124,21 +142,34 @@ class TransformerDecoderLayer(Module):
         else:
             x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
             x = self.norm2(
-                x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask,
-                                    memory_is_causal)
-            )  # fmt: skip
+                x
+                + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            )
             x = self.norm3(x + self._ff_block(x))
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]  # fmt: skip
+        x = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
         return self.dropout1(x)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
-                                key_padding_mask=key_padding_mask, need_weights=False,
-                                is_causal=is_causal)[0]  # fmt: skip
+        x = self.multihead_attn(
+            x,
+            mem,
+            mem,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
         return self.dropout2(x)
 
     def _ff_block(self, x) -> Tensor:
@@ -171,15 +202,29 @@ class TransformerDecoder(Module):
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask=None, memory_mask=None,
-                tgt_key_padding_mask=None, memory_key_padding_mask=None,
-                tgt_is_causal: bool | None = None, memory_is_causal: bool = False) -> Tensor:  # fmt: skip
+    def forward(
+        self,
+        tgt: Tensor,
+        memory: Tensor,
+        tgt_mask=None,
+        memory_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        tgt_is_causal: bool | None = None,
+        memory_is_causal: bool = False,
+    ) -> Tensor:
         x = tgt
         for layer in self.layers:
-            x = layer(x, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                      tgt_key_padding_mask=tgt_key_padding_mask,
-                      memory_key_padding_mask=memory_key_padding_mask,
-                      tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)  # fmt: skip
+            x = layer(
+                x,
+                memory,
+                tgt_mask=tgt_mask,
+                memory_mask=memory_mask,
+                tgt_key_padding_mask=tgt_key_padding_mask,
+                memory_key_padding_mask=memory_key_padding_mask,
+                tgt_is_causal=bool(tgt_is_causal),
+                memory_is_causal=memory_is_causal,
+            )
         if self.norm is not None:
             x = self.norm(x)
         return x
@@ -200,14 +245,34 @@ class Transformer(Module):
     Shape: src (S, N, E), tgt (T, N, E) (batch first with ``batch_first``); output (T, N, E).
     """
 
-    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
-                 num_decoder_layers: int = 6, dim_feedforward: int = 2048,
-                 dropout: float = 0.1, activation="relu", custom_encoder=None,
-                 custom_decoder=None, layer_norm_eps: float = 1e-5, batch_first: bool = False,
-                 norm_first: bool = False, bias: bool = True, device=None, dtype=None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        d_model: int = 512,
+        nhead: int = 8,
+        num_encoder_layers: int = 6,
+        num_decoder_layers: int = 6,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation="relu",
+        custom_encoder=None,
+        custom_decoder=None,
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
         super().__init__()
-        common = dict(dropout=dropout, activation=activation, layer_norm_eps=layer_norm_eps,
-                      batch_first=batch_first, norm_first=norm_first, bias=bias, dtype=dtype)  # fmt: skip
+        common = dict(
+            dropout=dropout,
+            activation=activation,
+            layer_norm_eps=layer_norm_eps,
+            batch_first=batch_first,
+            norm_first=norm_first,
+            bias=bias,
+            dtype=dtype,
+        )
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
@@ -227,10 +292,20 @@ class Transformer(Module):
         self.nhead = nhead
         self.batch_first = batch_first
 
-    def forward(self, src: Tensor, tgt: Tensor, src_mask=None, tgt_mask=None, memory_mask=None,
-                src_key_padding_mask=None, tgt_key_padding_mask=None,
-                memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
-                memory_is_causal: bool = False) -> Tensor:  # fmt: skip
+    def forward(
+        self,
+        src: Tensor,
+        tgt: Tensor,
+        src_mask=None,
+        tgt_mask=None,
+        memory_mask=None,
+        src_key_padding_mask=None,
+        tgt_key_padding_mask=None,
+        memory_key_padding_mask=None,
+        src_is_causal=None,
+        tgt_is_causal=None,
+        memory_is_causal: bool = False,
+    ) -> Tensor:
         batch_axis = 0 if self.batch_first else 1
         if src.ndim == 3 and tgt.ndim == 3 and src.shape[batch_axis] != tgt.shape[batch_axis]:
             raise RuntimeError(
@@ -242,12 +317,19 @@ class Transformer(Module):
                 f"Transformer: the feature number of src ({src.shape[-1]}) and tgt "
                 f"({tgt.shape[-1]}) must be equal to d_model ({self.d_model})"
             )
-        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
-                              is_causal=src_is_causal)  # fmt: skip
-        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                            tgt_key_padding_mask=tgt_key_padding_mask,
-                            memory_key_padding_mask=memory_key_padding_mask,
-                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)  # fmt: skip
+        memory = self.encoder(
+            src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal
+        )
+        return self.decoder(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=tgt_is_causal,
+            memory_is_causal=memory_is_causal,
+        )
 
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:

@@ -178,8 +178,9 @@ class RandomSampler(Sampler):
     default generator) each time it is iterated; ``replacement=True`` draws with
     replacement instead."""
 
-    def __init__(self, data_source, replacement: bool = False, num_samples=None,
-                 generator=None) -> None:  # fmt: skip
+    def __init__(
+        self, data_source, replacement: bool = False, num_samples=None, generator=None
+    ) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -304,12 +305,27 @@ class DataLoader:
         ...     pass      # x (4, 3), y (4,); the last batch has 2
     """
 
-    def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None,
-                 sampler=None, batch_sampler=None, num_workers: int = 0, collate_fn=None,
-                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
-                 prefetch_factor=None, persistent_workers: bool = False,
-                 pin_memory_device: str = "", in_order: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self,
+        dataset,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers: int = 0,
+        collate_fn=None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers: bool = False,
+        pin_memory_device: str = "",
+        in_order: bool = True,
+    ) -> None:
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError(
                 "num_workers option should be non-negative; use num_workers=0 to disable "

@@ -52,8 +52,15 @@ class SummaryWriter:
         ...     w.add_scalar("loss/train", loss, step)
     """
 
-    def __init__(self, log_dir: str | None = None, comment: str = "", purge_step=None,
-                 max_queue: int = 10, flush_secs: int = 120, filename_suffix: str = "") -> None:  # fmt: skip
+    def __init__(
+        self,
+        log_dir: str | None = None,
+        comment: str = "",
+        purge_step=None,
+        max_queue: int = 10,
+        flush_secs: int = 120,
+        filename_suffix: str = "",
+    ) -> None:
         if log_dir is None:
             stamp = datetime.now().strftime("%b%d_%H-%M-%S")
             log_dir = os.path.join("runs", f"{stamp}_{socket.gethostname()}{comment}")
@@ -70,14 +77,22 @@ class SummaryWriter:
             event.step = int(global_step)
         self._writer.add_event(event)
 
-    def add_scalar(self, tag: str, scalar_value, global_step=None, walltime=None,
-                   new_style: bool = False, double_precision: bool = False) -> None:  # fmt: skip
+    def add_scalar(
+        self,
+        tag: str,
+        scalar_value,
+        global_step=None,
+        walltime=None,
+        new_style: bool = False,
+        double_precision: bool = False,
+    ) -> None:
         """Record one number (a float, or a one-element tensor) under ``tag``."""
         value = Summary.Value(tag=tag, simple_value=_number(scalar_value))
         self._add(Summary(value=[value]), global_step, walltime)
 
-    def add_scalars(self, main_tag: str, tag_scalar_dict: dict, global_step=None,
-                    walltime=None) -> None:  # fmt: skip
+    def add_scalars(
+        self, main_tag: str, tag_scalar_dict: dict, global_step=None, walltime=None
+    ) -> None:
         """Several curves in one chart: each in its own sub-folder, as PyTorch does."""
         for tag, value in tag_scalar_dict.items():
             path = os.path.join(self.log_dir, f"{main_tag.replace('/', '_')}_{tag}")
@@ -102,16 +117,21 @@ class SummaryWriter:
         value = Summary.Value(tag=tag + "/text_summary", metadata=meta, tensor=tensor)
         self._add(Summary(value=[value]), global_step, walltime)
 
-    def add_histogram(self, tag: str, values, global_step=None, bins="tensorflow",
-                      walltime=None, max_bins=None) -> None:  # fmt: skip
+    def add_histogram(
+        self, tag: str, values, global_step=None, bins="tensorflow", walltime=None, max_bins=None
+    ) -> None:
         v = np.asarray(values.numpy() if hasattr(values, "numpy") else values, np.float64)
         v = v.reshape(-1)
         counts, edges = np.histogram(v, bins=30 if bins == "tensorflow" else bins)
         hist = HistogramProto(
-            min=float(v.min()), max=float(v.max()), num=int(v.size), sum=float(v.sum()),
-            sum_squares=float((v * v).sum()), bucket_limit=edges[1:].tolist(),
+            min=float(v.min()),
+            max=float(v.max()),
+            num=int(v.size),
+            sum=float(v.sum()),
+            sum_squares=float((v * v).sum()),
+            bucket_limit=edges[1:].tolist(),
             bucket=counts.astype(float).tolist(),
-        )  # fmt: skip
+        )
         self._add(Summary(value=[Summary.Value(tag=tag, histo=hist)]), global_step, walltime)
 
     def flush(self) -> None:

@@ -104,8 +104,19 @@ def _batches(n_train, block_size, batch_size):
     return batches
 
 
-TRAIN_ARGS = ["--batch_size", "4", "--block_size", "16", "--gradient_accumulation_steps",
-              "2", "--eval_interval", "3", "--quiet", "--learning_rate", "3e-3"]  # fmt: skip
+TRAIN_ARGS = [
+    "--batch_size",
+    "4",
+    "--block_size",
+    "16",
+    "--gradient_accumulation_steps",
+    "2",
+    "--eval_interval",
+    "3",
+    "--quiet",
+    "--learning_rate",
+    "3e-3",
+]
 
 
 def test_training_run_checkpoint_resume_and_sampling(both, torch, tmp_path):

@@ -54,8 +54,15 @@ def test_decoder_layer_matches_torch(torch, rng, norm_first, batch_first):
 
 
 def test_transformer_matches_torch(torch, rng):
-    kw = dict(d_model=16, nhead=2, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=20,
-              dropout=0.0, batch_first=True)  # fmt: skip
+    kw = dict(
+        d_model=16,
+        nhead=2,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dim_feedforward=20,
+        dropout=0.0,
+        batch_first=True,
+    )
     ours = nn.Transformer(**kw)
     theirs = torch.nn.Transformer(**kw)
     assert list(ours.state_dict()) == list(theirs.state_dict())
@@ -81,8 +88,9 @@ def test_decoder_stack_gradcheck_float64(rng):
     layer = nn.TransformerDecoderLayer(4, 2, dim_feedforward=6, dropout=0.0, dtype=mg.float64)
     dec = nn.TransformerDecoder(layer, num_layers=2, norm=nn.LayerNorm(4, dtype=mg.float64))
     assert [k for k in dec.state_dict() if k.startswith("layers.1.norm3")] == [
-        "layers.1.norm3.weight", "layers.1.norm3.bias"
-    ]  # fmt: skip
+        "layers.1.norm3.weight",
+        "layers.1.norm3.bias",
+    ]
     tgt = mg.tensor(rng.standard_normal((3, 1, 4)), requires_grad=True)
     mem = mg.tensor(rng.standard_normal((2, 1, 4)), requires_grad=True)
     mask = nn.Transformer.generate_square_subsequent_mask(3, dtype=mg.float64)

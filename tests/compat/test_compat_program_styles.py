@@ -51,8 +51,12 @@ def lecture_gpt(torch):
             self.tok = nn.Embedding(len(chars), n_embd)
             self.pos = nn.Embedding(block_size, n_embd)
             self.heads = nn.ModuleList([Head(n_embd // 2) for _ in range(2)])
-            self.ffwd = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.ReLU(),
-                                      nn.Linear(4 * n_embd, n_embd), nn.Dropout(0.1))  # fmt: skip
+            self.ffwd = nn.Sequential(
+                nn.Linear(n_embd, 4 * n_embd),
+                nn.ReLU(),
+                nn.Linear(4 * n_embd, n_embd),
+                nn.Dropout(0.1),
+            )
             self.ln = nn.LayerNorm(n_embd)
             self.head = nn.Linear(n_embd, len(chars))
 
@@ -219,9 +223,13 @@ def mingpt_trainer(torch):
     optimizer = torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.95))
     ds = Chars()
     loader = from_data.DataLoader(
-        ds, sampler=from_data.RandomSampler(ds, replacement=True, num_samples=int(1e10)),
-        shuffle=False, pin_memory=True, batch_size=8, num_workers=0,
-    )  # fmt: skip
+        ds,
+        sampler=from_data.RandomSampler(ds, replacement=True, num_samples=int(1e10)),
+        shuffle=False,
+        pin_memory=True,
+        batch_size=8,
+        num_workers=0,
+    )
     data_iter = iter(loader)
     for _ in range(3):
         batch = [t.to("cpu") for t in next(data_iter)]

@@ -11,8 +11,10 @@ SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "to_pytorch_ddp.py"
 def test_round_trip_through_ddp(torch):
     out = subprocess.run(
         [sys.executable, str(SCRIPT), "--nproc", "2", "--steps", "1"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "parity: minigrad loss" in out.stdout
     assert "trained 1 DDP steps on 2 processes" in out.stdout
