@@ -1,16 +1,28 @@
-"""warmup: the same small language model, post-norm vs pre-norm, with and without warmup.
+"""warmup: a small language model over a grid of learning rates and depths, post-norm vs
+pre-norm, with and without learning-rate warmup; gradient clipping; long runs.
 
-A character-level model of a generated text (``corpus.py``), 6 blocks of width 32,
-trained four times from the same initialization and data order with AdamW at a
-constant, fairly high learning rate (2e-2): post-norm and pre-norm, each without
-warmup and with a linear warmup over the first half of the steps. No gradient
-clipping, which is a second remedy for the same problem and would hide it.
+A character-level model of a generated text (``corpus.py``), blocks of width 32, trained
+with AdamW at a constant learning rate from the same initialization and data order. Three
+measurements:
 
-"Trains" means: the held-out loss ends well below what a model that only knows the
-letter frequencies gets (the unigram loss). To compare a run without warmup with the
-same model with warmup, take the progress each makes below the unigram loss: the ratio
-(unigram - loss without warmup) / (unigram - loss with warmup) is about 1 when warmup
-is not needed and about 0 when the model learns nothing without it.
+1. The grid: learning rates 5e-3, 1e-2, 2e-2, 3e-2 x 3, 6, 12 blocks x post-norm and
+   pre-norm x without warmup and with a linear warmup over the first half of 150 steps;
+   no gradient clipping (a second remedy, measured on its own in 2).
+2. Clipping: post-norm without warmup at 6 blocks and every learning rate, with the
+   gradient norm clipped at 1.0 and at 0.25.
+3. Long runs: post-norm and pre-norm, 6 blocks, at the smallest learning rate (where both
+   train without warmup), three times as many steps, three seeds: which ends lower?
+
+What the grid shows at seed 0 (and the claim states) is a rule in the product of the
+learning rate and the depth, lr x L: post-norm without warmup trains up to 0.09 and
+fails from 0.12; warmup rescues it at 0.12, not from 0.18.
+
+Every run is classified by its held-out loss against the loss of a model that only knows
+the letter frequencies (the unigram loss, about 2.79 nats/char): it *trains* when it ends
+at most 0.8 x unigram, it *fails* when it ends at 0.95 x unigram or higher (or at NaN).
+Warmup *rescues* a run when the run without it fails and the run with it trains. These
+are absolute thresholds on each run's own loss, so a cell where both runs fail reads as
+"fails, fails", not as a ratio of two near-zero numbers.
 """
 
 from __future__ import annotations
@@ -20,26 +32,30 @@ import math
 import numpy as np
 
 from minigrad.lab.corpus import make_corpus
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, write_csv
 from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import seeded
 
 NAME = "warmup"
-TITLE = "a small language model, post- vs pre-norm, with and without learning-rate warmup"
+TITLE = "learning rate x depth, post- vs pre-norm, with and without warmup; clipping; long runs"
 CLAIM = (
-    "Pre-norm trains stably without learning-rate warmup; post-norm needs it (at a "
-    "depth and learning rate where the difference shows)."
+    "For a small character model (width 32, AdamW at a constant learning rate lr, 150 "
+    "steps, L = 3 to 12 blocks, lr = 5e-3 to 3e-2): pre-norm trains without warmup "
+    "everywhere; post-norm without warmup trains where lr x L <= 0.09 and fails where "
+    "lr x L >= 0.12; warmup rescues it at lr x L = 0.12 but not from 0.18 on; gradient "
+    "clipping (at 1.0 or 0.25) does not rescue it; and where both train (lr 5e-3, 6 "
+    "blocks, 450 steps), post-norm ends slightly better than pre-norm."
 )
 
-RUNS = (("post-norm", False), ("post-norm", True), ("pre-norm", False), ("pre-norm", True))
-TRAINS = 0.8  # "trains": held-out loss at most this fraction of the unigram loss
-LAYERS, LR = 6, 2e-2
-NOT_NEEDED = 0.85  # warmup not needed: this much of warmup's progress without it
-NEEDED = 0.25  # warmup needed: at most this much of warmup's progress without it
-
-
-def _label(placement: str, warmup: bool) -> str:
-    return f"{placement}, {'warmup' if warmup else 'no warmup'}"
+PLACEMENTS = ("post-norm", "pre-norm")
+TRAINS = 0.8  # trains: held-out loss at most this fraction of the unigram loss
+FAILS = 0.95  # fails: held-out loss at least this fraction of the unigram loss (or NaN)
+WIDTH = 32
+LOW_LR, HIGH_LR = 5e-3, 2e-2  # the quick grid's two rates (lr x 6 blocks = 0.03, 0.12)
+# Regions of lr x L (learning rate times blocks): post-norm without warmup trains at most
+# TRAINS_UP_TO, fails from FAILS_FROM; warmup rescues it below NOT_RESCUED_FROM, not above
+TRAINS_UP_TO, FAILS_FROM, NOT_RESCUED_FROM = 0.1, 0.11, 0.15
+CLIPS = (1.0, 0.25)
 
 
 def unigram_loss(train: np.ndarray, heldout: np.ndarray, vocab_size: int) -> float:
@@ -50,12 +66,11 @@ def unigram_loss(train: np.ndarray, heldout: np.ndarray, vocab_size: int) -> flo
     return float(-logp[heldout].mean())
 
 
-def progress_ratio(without: float, with_warmup: float, unigram: float) -> float:
-    """How much of the progress below the unigram loss made with warmup is made without
-    it (NaN counts as no progress)."""
-    if not math.isfinite(without):
-        return 0.0
-    return (unigram - without) / (unigram - with_warmup)
+def outcome(loss: float, unigram: float) -> str:
+    """``"trains"``, ``"fails"`` or ``"partial"`` for a final held-out loss (NaN fails)."""
+    if not math.isfinite(loss) or loss >= FAILS * unigram:
+        return "fails"
+    return "trains" if loss <= TRAINS * unigram else "partial"
 
 
 def train_once(config):
@@ -77,128 +92,291 @@ def train_once(config):
     return record, trainer.task
 
 
-def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResult:
-    """Train the four models and check the claim (see the module docstring).
-
-    Defaults: 150 steps of 8 sequences of 32 characters, warmup over 75 steps.
-    ``quick``: 80 steps, warmup over 40.
-    """
+def _config(corpus_path, seed: int, steps: int, lr: float, depth: int, placement: str,
+            warmup: bool, clip: float = 0.0):  # fmt: skip
     from minigrad.train.config import TrainConfig
 
+    return TrainConfig(
+        task="text", text=str(corpus_path), length=32, n_layers=depth, d_model=WIDTH,
+        n_heads=4, d_ff=4 * WIDTH, norm="layer", activation="gelu", dropout=0.0, steps=steps,
+        batch_size=8, lr=lr, min_lr_ratio=1.0, weight_decay=0.0, grad_clip=clip, seed=seed,
+        norm_placement="post" if placement == "post-norm" else "pre",
+        warmup_steps=steps // 2 if warmup else 0,
+    )  # fmt: skip
+
+
+def _train(corpus_path, seed, steps, lr, depth, placement, warmup, clip=0.0):
+    with seeded(seed):  # the Trainer seeds minigrad's generator; give it back after
+        return train_once(_config(corpus_path, seed, steps, lr, depth, placement, warmup, clip))
+
+
+def settings(quick: bool, seed: int) -> dict:
+    """The sizes of a run: the grid, the clipping depth, and the long runs."""
+    if quick:
+        return dict(lrs=(LOW_LR, HIGH_LR), depths=(6,), steps=80, clip_depth=6,
+                    long_depth=6, long_steps=0, long_seeds=())  # fmt: skip
+    return dict(lrs=(5e-3, 1e-2, 2e-2, 3e-2), depths=(3, 6, 12), steps=150, clip_depth=6,
+                long_depth=6, long_steps=450, long_seeds=(seed, seed + 1, seed + 2))  # fmt: skip
+
+
+def measure_grid(corpus_path, seed, lrs, depths, steps, progress=None) -> tuple[dict, float]:
+    """``({(lr, depth, placement, warmup): held-out loss}, unigram loss)``."""
+    grid, task = {}, None
+    for lr in lrs:
+        for depth in depths:
+            for placement in PLACEMENTS:
+                for warmup in (False, True):
+                    if progress:
+                        progress(f"lr {lr:g}, {depth} blocks, {placement}, "
+                                 f"{'warmup' if warmup else 'no warmup'}: {steps} steps")  # fmt: skip
+                    record, task = _train(corpus_path, seed, steps, lr, depth, placement, warmup)
+                    grid[lr, depth, placement, warmup] = record["val_loss"]
+    return grid, unigram_loss(task.train_data, task.val_data, task.vocab_size)
+
+
+def measure_clipping(corpus_path, seed, lrs, depth, steps, progress=None) -> dict:
+    """``{(lr, clip): held-out loss}`` of post-norm without warmup, gradient-norm clipped."""
+    clipped = {}
+    for lr in lrs:
+        for clip in CLIPS:
+            if progress:
+                progress(f"lr {lr:g}, post-norm, no warmup, clipped at {clip:g}")
+            clipped[lr, clip] = _train(corpus_path, seed, steps, lr, depth, "post-norm",
+                                       False, clip)[0]["val_loss"]  # fmt: skip
+    return clipped
+
+
+def measure_long(folder, seeds, depth, steps, progress=None) -> dict:
+    """``{(placement, seed): record}``: both placements at ``LOW_LR`` without warmup, each
+    seed with its own text and initialization."""
+    long = {}
+    for s in seeds:
+        path = folder / f"corpus-{s}.txt"
+        path.write_text(make_corpus(s), encoding="utf-8")
+        for placement in PLACEMENTS:
+            if progress:
+                progress(f"long run, seed {s}, {placement}: {steps} steps at lr {LOW_LR:g}")
+            long[placement, s] = _train(path, s, steps, LOW_LR, depth, placement, False)[0]
+        path.unlink()
+    return long
+
+
+def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResult:
+    """Train the grid, the clipped runs and the long runs, and check the claim.
+
+    Defaults: learning rates 5e-3, 1e-2, 2e-2, 3e-2; 3, 6, 12 blocks; 150 steps of 8
+    sequences of 32 characters (warmup over 75); clipping at 6 blocks; long runs of 450
+    steps at 6 blocks, seeds ``seed``, ``seed + 1``, ``seed + 2``. ``quick``: learning
+    rates 5e-3 and 2e-2 at 6 blocks, 80 steps (warmup over 40), clipping at 6 blocks, no
+    long runs (their check is left out). The checks read every cell there is.
+    """
     folder = output_folder(out, NAME)
     corpus_path = folder / "corpus.txt"
     corpus_path.write_text(make_corpus(seed), encoding="utf-8")
-    steps = 80 if quick else 150
-    warmup_steps = steps // 2
-    base = dict(
-        task="text", text=str(corpus_path), length=32, n_layers=LAYERS, d_model=32, n_heads=4,
-        d_ff=128, norm="layer", activation="gelu", dropout=0.0, steps=steps, batch_size=8,
-        lr=LR, min_lr_ratio=1.0, weight_decay=0.0, grad_clip=0.0, seed=seed,
-    )  # fmt: skip
-
-    runs = {}
-    for placement, warmup in RUNS:
-        if progress:
-            progress(f"training {_label(placement, warmup)}: {steps} steps")
-        config = TrainConfig(
-            **base,
-            norm_placement="post" if placement == "post-norm" else "pre",
-            warmup_steps=warmup_steps if warmup else 0,
-        )
-        with seeded(seed):  # the Trainer seeds minigrad's generator; give it back after
-            runs[placement, warmup], task = train_once(config)  # the same text each time
-    unigram = unigram_loss(task.train_data, task.val_data, task.vocab_size)
-    final = {key: r["val_loss"] for key, r in runs.items()}
-
-    result = LabResult(NAME, CLAIM, data={"final": final, "unigram": unigram, "steps": steps,
-                                          "runs": runs})  # fmt: skip
-    result.headline = [
-        f"held-out loss after {steps} steps (nats/char; letter frequencies alone: {unigram:.2f}): "
-        + ", ".join(f"{_label(*key)} {final[key]:.2f}" for key in RUNS),
-    ]
-
-    def ok(value: float, limit: float, below: bool) -> bool:
-        return math.isfinite(value) and (value <= limit if below else value >= limit)
-
-    pre_no, pre_wu = final["pre-norm", False], final["pre-norm", True]
-    post_no, post_wu = final["post-norm", False], final["post-norm", True]
-    pre_ratio = progress_ratio(pre_no, pre_wu, unigram)
-    post_ratio = progress_ratio(post_no, post_wu, unigram)
-    result.data.update(pre_ratio=pre_ratio, post_ratio=post_ratio)
-    result.headline.append(
-        f"progress without warmup / progress with warmup: pre-norm {pre_ratio:.2f}, "
-        f"post-norm {post_ratio:.2f} (1 = warmup not needed, 0 = nothing learned without it)"
-    )
-    result.check(
-        "pre-norm trains without warmup",
-        ok(pre_no, TRAINS * unigram, below=True),
-        f"held-out loss {pre_no:.3f} (needs <= {TRAINS} x {unigram:.2f} = {TRAINS * unigram:.2f})",
-    )
-    result.check(
-        "pre-norm does not need warmup",
-        pre_ratio >= NOT_NEEDED,
-        f"reaches {pre_ratio:.2f} of the progress it makes with warmup (needs >= {NOT_NEEDED})",
-    )
-    result.check(
-        "post-norm trains with warmup",
-        ok(post_wu, TRAINS * unigram, below=True),
-        f"held-out loss {post_wu:.3f} (needs <= {TRAINS * unigram:.2f})",
-    )
-    result.check(
-        "post-norm needs warmup",
-        post_ratio <= NEEDED,
-        f"reaches {post_ratio:.2f} of the progress it makes with warmup (needs <= {NEEDED}); "
-        f"held-out loss {post_no:.3f} without warmup",
-    )
-
-    columns = ["step"] + [f"{_label(*key)} {k}" for key in RUNS for k in ("loss", "lr")]
-    rows = []
-    for i in range(steps):
-        row = [i + 1]
-        for key in RUNS:
-            r = runs[key]
-            row += [float(r["loss"][i]) if i < len(r["loss"]) else None,
-                    float(r["lr"][i]) if i < len(r["lr"]) else None]  # fmt: skip
-        rows.append(row)
-    result.files.append(write_csv(folder / f"{NAME}.csv", columns, rows))
+    size = settings(quick, seed)
+    grid, unigram = measure_grid(corpus_path, seed, size["lrs"], size["depths"], size["steps"],
+                                 progress)  # fmt: skip
+    clipped = measure_clipping(corpus_path, seed, size["lrs"], size["clip_depth"],
+                               size["steps"], progress)  # fmt: skip
+    long = measure_long(folder, size["long_seeds"], size["long_depth"], size["long_steps"],
+                        progress)  # fmt: skip
+    result = LabResult(NAME, CLAIM, data=dict(size, unigram=unigram, grid=grid,
+                                              clipped=clipped, long=long))  # fmt: skip
+    finish(result, folder)
     result.files.append(corpus_path)
-    _plot(result, folder, runs, unigram)
     return result
 
 
-def _smooth(y: np.ndarray, k: int = 9) -> np.ndarray:
+def finish(result: LabResult, folder) -> None:
+    """The checks, the CSV and the plot, from ``result.data``."""
+    _checks(result)
+    _write_csv(result, folder)
+    _plot(result, folder)
+
+
+def _cells(grid, placement, warmup, lrs=None, depths=None):
+    return {(lr, d): v for (lr, d, p, w), v in grid.items()
+            if p == placement and w == warmup and (lrs is None or lr in lrs)
+            and (depths is None or d in depths)}  # fmt: skip
+
+
+def _list(cells) -> str:
+    return ", ".join(f"{v:.2f} (lr {lr:g}, {d} blocks)" for (lr, d), v in sorted(cells.items()))
+
+
+def _checks(result: LabResult) -> None:
+    d = result.data
+    grid, unigram, lrs, depths = d["grid"], d["unigram"], d["lrs"], d["depths"]
+
+    def is_(cells, what):
+        return all(outcome(v, unigram) == what for v in cells.values())
+
+    limits = (f"trains: <= {TRAINS} x {unigram:.2f} = {TRAINS * unigram:.2f}; fails: >= "
+              f"{FAILS} x {unigram:.2f} = {FAILS * unigram:.2f}")  # fmt: skip
+    result.headline.append(
+        f"held-out loss after {d['steps']} steps, nats/char (letter frequencies alone "
+        f"{unigram:.2f}; {limits}); rows lr " + ", ".join(f"{lr:g}" for lr in lrs)
+        + "; columns " + ", ".join(map(str, depths)) + " blocks:"
+    )  # fmt: skip
+    for placement in PLACEMENTS:
+        for warmup in (False, True):
+            rows = " | ".join(
+                " ".join(f"{grid[lr, dp, placement, warmup]:.2f}" for dp in depths) for lr in lrs
+            )
+            result.headline.append(f"  {placement}, {'warmup' if warmup else 'no warmup'}: {rows}")
+
+    pre_no = _cells(grid, "pre-norm", False)
+    result.check(
+        "pre-norm trains without warmup at every learning rate and depth",
+        is_(pre_no, "trains"),
+        f"held-out loss {_list(pre_no)} (each needs <= {TRAINS * unigram:.2f})",
+    )
+
+    def region(placement, warmup, low, high):
+        return {(lr, dp): v for (lr, dp), v in _cells(grid, placement, warmup).items()
+                if low <= lr * dp < high}  # fmt: skip
+
+    low = region("post-norm", False, 0.0, TRAINS_UP_TO)
+    result.check(
+        "post-norm trains without warmup where lr x L <= 0.09",
+        is_(low, "trains"),
+        f"held-out loss {_list(low)} (each needs <= {TRAINS * unigram:.2f})",
+    )
+    high = region("post-norm", False, FAILS_FROM, math.inf)
+    result.check(
+        "post-norm fails without warmup where lr x L >= 0.12",
+        is_(high, "fails"),
+        f"held-out loss {_list(high)} (each needs >= {FAILS * unigram:.2f})",
+    )
+    rescued = region("post-norm", True, FAILS_FROM, NOT_RESCUED_FROM)
+    result.check(
+        "warmup rescues post-norm where lr x L = 0.12",
+        is_(rescued, "trains"),
+        f"held-out loss with warmup {_list(rescued)} (each needs <= {TRAINS * unigram:.2f})",
+    )
+    beyond = region("post-norm", True, NOT_RESCUED_FROM, math.inf)
+    if beyond:  # the quick grid has no such cell
+        result.check(
+            "warmup does not rescue post-norm where lr x L >= 0.18",
+            is_(beyond, "fails"),
+            f"held-out loss with warmup {_list(beyond)} (each needs >= {FAILS * unigram:.2f})",
+        )
+    clipped = d["clipped"]
+    failing = [lr for lr in lrs if outcome(grid[lr, d["clip_depth"], "post-norm", False],
+                                           unigram) == "fails"]  # fmt: skip
+    clip_cells = {(lr, c): clipped[lr, c] for lr in failing for c in CLIPS}
+    result.headline.append(
+        f"post-norm without warmup, {d['clip_depth']} blocks, clipped at "
+        + " / ".join(f"{c:g}" for c in CLIPS) + ": "
+        + "; ".join(f"lr {lr:g} " + " / ".join(f"{clipped[lr, c]:.2f}" for c in CLIPS)
+                    + f" (unclipped {grid[lr, d['clip_depth'], 'post-norm', False]:.2f})"
+                    for lr in lrs)
+    )  # fmt: skip
+    result.check(
+        "gradient clipping does not rescue post-norm where it fails without warmup",
+        bool(clip_cells) and all(outcome(v, unigram) == "fails" for v in clip_cells.values()),
+        "held-out loss " + ", ".join(f"{v:.2f} (lr {lr:g}, clip {c:g})"
+                                     for (lr, c), v in clip_cells.items())
+        + f" (each needs >= {FAILS * unigram:.2f}; cells where post-norm fails unclipped)",
+    )  # fmt: skip
+
+    long, seeds = d["long"], d["long_seeds"]
+    if not seeds:  # quick: no long runs
+        return
+    diffs = [long["pre-norm", s]["val_loss"] - long["post-norm", s]["val_loss"] for s in seeds]
+    d["long_diffs"] = diffs
+    result.headline.append(
+        f"long runs ({d['long_steps']} steps, lr {LOW_LR:g}, {d['long_depth']} blocks), "
+        "held-out loss post-norm vs pre-norm: "
+        + "; ".join(f"seed {s} {long['post-norm', s]['val_loss']:.3f} vs "
+                    f"{long['pre-norm', s]['val_loss']:.3f}" for s in seeds)
+    )  # fmt: skip
+    result.check(
+        "where both train, post-norm ends lower than pre-norm (at every seed)",
+        all(x > 0 for x in diffs),
+        "pre-norm - post-norm " + ", ".join(f"{x:+.3f}" for x in diffs)
+        + " nats/char at seeds " + ", ".join(map(str, seeds)) + " (needs > 0 at every seed)",
+    )  # fmt: skip
+
+
+def _write_csv(result: LabResult, folder) -> None:
+    d = result.data
+    columns = ["part", "lr", "blocks", "placement", "warmup", "clip", "seed", "steps",
+               "heldout_loss"]  # fmt: skip
+    rows = [["grid", lr, dp, p, int(w), 0, None, d["steps"], float(v)]
+            for (lr, dp, p, w), v in d["grid"].items()]  # fmt: skip
+    rows += [["clipping", lr, d["clip_depth"], "post-norm", 0, c, None, d["steps"], float(v)]
+             for (lr, c), v in d["clipped"].items()]  # fmt: skip
+    rows += [["long run", LOW_LR, d["long_depth"], p, 0, 0, s, d["long_steps"],
+              float(r["val_loss"])] for (p, s), r in d["long"].items()]  # fmt: skip
+    result.files.append(write_csv(folder / f"{NAME}.csv", columns, rows))
+
+
+def _smooth(y: np.ndarray, k: int = 15) -> np.ndarray:
     if len(y) < k:
         return y
     return np.convolve(np.pad(y, (k // 2, k // 2), mode="edge"), np.ones(k) / k, mode="valid")
 
 
-def _plot(result, folder, runs, unigram) -> None:
-    fig, axes = new_figure(1, 2, width=5.5)
+def _heatmap(ax, values: np.ndarray, rows, cols, unigram: float, title: str):
+    image = ax.imshow(values, cmap="viridis_r", vmin=1.0, vmax=unigram, aspect="auto")
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            v = values[i, j]
+            ax.text(j, i, "nan" if not math.isfinite(v) else f"{v:.2f}", ha="center",
+                    va="center", fontsize=9, color="black" if v < 1.9 else "white")  # fmt: skip
+    ax.set_xticks(range(len(cols)), cols)
+    ax.set_yticks(range(len(rows)), rows)
+    ax.set_title(title, fontsize=10)
+    return image
+
+
+def _plot(result, folder) -> None:
+    fig, axes = new_figure(2, 3, width=4.3, height=3.4)
     if fig is None:
         result.notes.append(PLOT_HINT)
         return
-    ax, ax_lr = axes
+    d = result.data
+    lrs, depths, unigram, grid = d["lrs"], d["depths"], d["unigram"], d["grid"]
+    lr_labels = [f"lr {lr:g}" for lr in lrs]
+    for row, placement in enumerate(PLACEMENTS):
+        for col, warmup in enumerate((False, True)):
+            ax = axes[3 * row + col]
+            values = np.array([[grid[lr, dp, placement, warmup] for dp in depths] for lr in lrs])
+            image = _heatmap(ax, values, lr_labels, [f"{dp} blocks" for dp in depths], unigram,
+                             f"{placement}, {'warmup' if warmup else 'no warmup'}")  # fmt: skip
+    ax = axes[2]
+    values = np.array([[grid[lr, d["clip_depth"], "post-norm", False]]
+                       + [d["clipped"][lr, c] for c in CLIPS] for lr in lrs])  # fmt: skip
+    _heatmap(ax, values, lr_labels, ["no clip"] + [f"clip {c:g}" for c in CLIPS], unigram,
+             f"post-norm, no warmup, {d['clip_depth']} blocks: clipping")  # fmt: skip
+    ax = axes[5]
+    if d["long_seeds"]:
+        _plot_long(ax, d, unigram)
+    else:
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "no long runs in quick mode", ha="center", va="center")
+    fig.suptitle(f"warmup: character model of width {WIDTH}, AdamW at a constant learning "
+                 f"rate, {d['steps']} steps (warmup: linear over the first half)")  # fmt: skip
+    fig.set_layout_engine("none")
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.9, bottom=0.2, wspace=0.45, hspace=0.4)
+    cax = fig.add_axes((0.25, 0.08, 0.5, 0.022))  # the colour scale, below the panels
+    fig.colorbar(image, cax=cax, orientation="horizontal",
+                 label=f"held-out loss (nats/char); {unigram:.2f} = letter frequencies only")  # fmt: skip
+    fig.savefig(folder / f"{NAME}.png", dpi=110)
+    result.files.append(folder / f"{NAME}.png")
+
+
+def _plot_long(ax, d, unigram: float) -> None:
     colors = {"post-norm": "#dc2626", "pre-norm": "#2563eb"}
-    for (placement, warmup), r in runs.items():
-        style = "-" if warmup else "--"
-        steps = np.arange(1, len(r["loss"]) + 1)
-        label = f"{_label(placement, warmup)} (held-out {r['val_loss']:.2f})"
-        ax.plot(steps, _smooth(r["loss"]), style, color=colors[placement], label=label)
-        if placement == "pre-norm":  # the schedules are the same for both placements
-            ax_lr.plot(steps, r["lr"], style, color="black",
-                       label="warmup" if warmup else "no warmup")  # fmt: skip
-    ax.axhline(
-        unigram, color="gray", linestyle=":", label=f"letter frequencies only ({unigram:.2f})"
-    )
+    for (placement, s), r in d["long"].items():
+        ax.plot(np.arange(1, len(r["loss"]) + 1), _smooth(r["loss"]), color=colors[placement],
+                alpha=0.8, linewidth=1,
+                label=f"{placement}" if s == d["long_seeds"][0] else None)  # fmt: skip
+    ax.set_ylim(0.0, unigram + 0.2)
     ax.set_xlabel("step")
-    ax.set_ylabel("training loss (nats/char, smoothed)")
-    ax.set_title("training loss")
-    ax.legend(fontsize=8)
+    ax.set_ylabel("training loss (smoothed)")
+    ax.set_title(f"long runs: lr {LOW_LR:g}, {d['long_depth']} blocks, "
+                 f"{len(d['long_seeds'])} seeds", fontsize=10)  # fmt: skip
     ax.grid(True, alpha=0.3)
-    ax_lr.set_xlabel("step")
-    ax_lr.set_ylabel("learning rate")
-    ax_lr.set_title("learning-rate schedule")
-    ax_lr.grid(True, alpha=0.3)
-    ax_lr.legend(fontsize=8)
-    fig.suptitle(f"warmup: {LAYERS}-block character model, AdamW, lr {LR:g}, no gradient clipping")
-    result.files.append(save_figure(fig, folder / f"{NAME}.png"))
+    ax.legend(fontsize=8, loc="upper right")
