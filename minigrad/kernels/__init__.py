@@ -1,6 +1,6 @@
 """Numba kernels: the hot inner loops, written as plain loops over rows.
 
-Conventions (see STYLE.md, after numbagg):
+Conventions (after numbagg):
 - A kernel module imports numba at its top, so ``import minigrad`` never imports one: the
   code that uses a kernel imports its module inside a function, on first use. Importing
   numba costs about half a second; every kernel is cached on disk (``cache=True``).

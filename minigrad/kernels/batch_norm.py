@@ -244,7 +244,8 @@ def merge_stats(partial, rows_per_chunk, n, length, mean, var):
 
 @numba.njit(
     _sigs(
-        "void(float64[::1], float64[::1], T[::1], T[::1], float64, float64[::1], T[::1], T[::1], T[::1])"
+        "void(float64[::1], float64[::1], T[::1], T[::1], float64, float64[::1], "
+        "T[::1], T[::1], T[::1])"
     ),
     **_SERIAL,
 )
@@ -262,7 +263,8 @@ def affine(mean, var, weight, bias, eps, rstd, mean_x, scale, shift):
 
 @numba.njit(
     _sigs(
-        f"void({_P}, T[::1], T[::1], int64, boolean, float64[::1], float64[::1], T[::1], T[::1], T[::1])"
+        f"void({_P}, T[::1], T[::1], int64, boolean, float64[::1], float64[::1], "
+        "T[::1], T[::1], T[::1])"
     ),
     **_SERIAL,
 )

@@ -1,4 +1,4 @@
-"""Normalization layers: ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d``, ``BatchNorm2d``, ``GroupNorm``.
+"""Normalization layers: ``LayerNorm``, ``RMSNorm``, ``BatchNorm1d`` / ``2d``, ``GroupNorm``.
 
 Each layer holds its parameters (and BatchNorm its running statistics) and calls the
 matching function (``F.layer_norm`` ...), defined with its math in its own file under

@@ -205,7 +205,11 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return as_tensor(input).relu()
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+def leaky_relu(
+    input: Tensor,  # noqa: A002
+    negative_slope: float = 0.01,
+    inplace: bool = False,
+) -> Tensor:
     """``x`` for x > 0, ``negative_slope * x`` otherwise."""
     x = _check_float("leaky_relu", input)
     from minigrad.functions.indexing import Where

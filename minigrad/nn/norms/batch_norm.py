@@ -1,5 +1,5 @@
 """Batch normalization, top to bottom: the reference forward and its backward as named
-gradient steps (the symbols of ``docs/batchnorm-by-hand.md``), the running statistics,
+gradient steps (the symbols of the "BatchNorm by hand" page of the docs), the running statistics,
 the autograd Function, and the public ``batch_norm``.
 
 Per channel c of ``x`` [N, C, *], over the batch and every position::

@@ -1,5 +1,5 @@
 """Layer normalization, top to bottom: the reference forward and its backward as named
-gradient steps (the symbols of ``docs/layernorm-by-hand.md``), the autograd Function,
+gradient steps (the symbols of the "LayerNorm by hand" page of the docs), the autograd Function,
 and the public ``layer_norm``.
 
     mean = mean(x)        xmu = x - mean        var = mean(xmu^2)      (over the last dims)

@@ -1,5 +1,5 @@
 """Root-mean-square normalization, top to bottom: the reference forward and its backward
-as named gradient steps (the symbols of ``docs/rmsnorm-by-hand.md``), the autograd
+as named gradient steps (the symbols of the "RMSNorm by hand" page of the docs), the autograd
 Function, and the public ``rms_norm``.
 
     ms = mean(x^2)        rstd = (ms + eps)^-1/2        xhat = x * rstd        y = xhat * weight
