@@ -74,3 +74,30 @@ def test_layernorm_page_numbers_are_printed_by_its_script():
 @pytest.mark.parametrize("script", ["quickstart.py"])
 def test_example_script_runs(script):
     assert "gradcheck      = passed" in _run(script)
+
+
+PATH_PAGES = [
+    "index.md",
+    "autograd.md",
+    "layernorm-by-hand.md",
+    "batchnorm-by-hand.md",
+    "rmsnorm-by-hand.md",
+    "normalization.md",
+    "transformer.md",
+    "residual-stream.md",
+    "training.md",
+    "lab.md",
+]
+
+
+@pytest.mark.parametrize("page", PATH_PAGES)
+def test_learning_path_page_ends_with_exercises_and_worked_solutions(page):
+    # tests/test_docs.py runs the solutions; this checks that they are there.
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    assert "\n## Exercises\n" in text, f"{page} has no Exercises section"
+    exercises = text[text.index("\n## Exercises\n") :]
+    assert "\n## " not in exercises[len("\n## Exercises\n") :], f"{page}: Exercises is not last"
+    count = len(re.findall(r"^\*\*\d\. ", exercises, re.M))
+    solutions = exercises.count("<summary>Solution</summary>")
+    assert 2 <= count <= 3 and solutions == count, (page, count, solutions)
+    assert len(re.findall(r"^```python\n", exercises, re.M)) >= count, page
