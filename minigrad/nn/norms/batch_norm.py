@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.nn.norms.common import (
     affine,
     check_channels_first,
@@ -125,16 +125,24 @@ class BatchNormFunction(Function):
         return y
 
     @staticmethod
+    def backward_array(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_arrays
+        run = _kernels().backward if ctx.fused else batch_norm_backward
+        grads = run(dy, x, weight, mean, rstd, ctx.training, ctx.needs_input_grad[0])
+        return keep_needed(ctx, *grads) + (None,) * 6
+
+    @staticmethod
     def backward(ctx, dy):
+        """The same lines on Tensors: a backward that can itself be differentiated
+        (``create_graph=True``). Batch statistics are recomputed from x; eval ones are
+        constants."""
         x, weight, mean, rstd = ctx.saved_tensors
-        training, need_dx = ctx.training, ctx.needs_input_grad[0]
-        if is_grad_enabled():  # create_graph: the same lines on Tensors
-            if training:  # batch statistics depend on x; eval ones are constants
-                mean, _, _, rstd = standardize(x, _axes(x), ctx.eps)
-            grads = batch_norm_backward(dy, x, weight, mean, rstd, training, need_dx)
+        if ctx.training:
+            mean, _, _, rstd = standardize(x, _axes(x), ctx.eps)
         else:
-            run = _kernels().backward if ctx.fused else batch_norm_backward
-            grads = run(dy._data, x._data, data(weight), mean, rstd, training, need_dx)
+            mean, rstd = constant(mean), constant(rstd)
+        grads = batch_norm_backward(dy, x, weight, mean, rstd, ctx.training,
+                                    ctx.needs_input_grad[0])  # fmt: skip
         return keep_needed(ctx, *grads) + (None,) * 6
 
 

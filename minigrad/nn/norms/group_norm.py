@@ -19,7 +19,6 @@ import numpy as np
 
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.nn.norms.common import (
     affine,
     check_channels_first,
@@ -85,15 +84,20 @@ class GroupNormFunction(Function):
         return y
 
     @staticmethod
+    def backward_array(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_arrays
+        run = _kernels().backward if ctx.fused else group_norm_backward
+        grads = run(dy, x, weight, mean, rstd, ctx.num_groups, ctx.needs_input_grad[0])
+        return keep_needed(ctx, *grads) + (None, None, None)
+
+    @staticmethod
     def backward(ctx, dy):
-        x, weight, mean, rstd = ctx.saved_tensors
-        g, need_dx = ctx.num_groups, ctx.needs_input_grad[0]
-        if is_grad_enabled():  # create_graph: the same lines on Tensors, stats from x
-            mean, _, _, rstd = standardize(_grouped(x, g), (2,), ctx.eps)
-            grads = group_norm_backward(dy, x, weight, mean, rstd, g, need_dx)
-        else:
-            run = _kernels().backward if ctx.fused else group_norm_backward
-            grads = run(dy._data, x._data, data(weight), mean, rstd, g, need_dx)
+        """The same lines on Tensors, the statistics recomputed from x: a backward that
+        can itself be differentiated (``create_graph=True``)."""
+        x, weight, _, _ = ctx.saved_tensors
+        g = ctx.num_groups
+        mean, _, _, rstd = standardize(_grouped(x, g), (2,), ctx.eps)
+        grads = group_norm_backward(dy, x, weight, mean, rstd, g, ctx.needs_input_grad[0])
         return keep_needed(ctx, *grads) + (None, None, None)
 
 

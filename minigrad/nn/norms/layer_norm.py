@@ -14,7 +14,6 @@ Numba kernels of ``minigrad/kernels/layer_norm.py`` (same signatures).
 from __future__ import annotations
 
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.nn.norms.common import (
     affine,
     check_input,
@@ -74,16 +73,20 @@ class LayerNormFunction(Function):
         return y
 
     @staticmethod
+    def backward_array(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_arrays
+        run = _kernels().backward if ctx.fused else layer_norm_backward
+        grads = run(dy, x, weight, mean, rstd, ctx.normalized_ndim, ctx.needs_input_grad[0])
+        return keep_needed(ctx, *grads) + (None, None, None)
+
+    @staticmethod
     def backward(ctx, dy):
-        x, weight, mean, rstd = ctx.saved_tensors
-        nd, need_dx = ctx.normalized_ndim, ctx.needs_input_grad[0]
-        if is_grad_enabled():  # create_graph: the same lines on Tensors, stats from x
-            axes = tuple(range(x.ndim - nd, x.ndim))
-            mean, _, _, rstd = standardize(x, axes, ctx.eps)
-            grads = layer_norm_backward(dy, x, weight, mean, rstd, nd, need_dx)
-        else:
-            run = _kernels().backward if ctx.fused else layer_norm_backward
-            grads = run(dy._data, x._data, data(weight), mean, rstd, nd, need_dx)
+        """The same lines on Tensors, the statistics recomputed from x: a backward that
+        can itself be differentiated (``create_graph=True``)."""
+        x, weight, _, _ = ctx.saved_tensors
+        nd = ctx.normalized_ndim
+        mean, _, _, rstd = standardize(x, tuple(range(x.ndim - nd, x.ndim)), ctx.eps)
+        grads = layer_norm_backward(dy, x, weight, mean, rstd, nd, ctx.needs_input_grad[0])
         return keep_needed(ctx, *grads) + (None, None, None)
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.nn.norms.common import (
     affine,
     check_input,
@@ -87,15 +86,21 @@ class RMSNormFunction(Function):
         return y
 
     @staticmethod
-    def backward(ctx, dy):
-        x, weight, rstd = ctx.saved_tensors
+    def backward_array(ctx, dy):
+        x, weight, rstd = ctx.saved_arrays
+        run = _kernels().backward if ctx.fused else rms_norm_backward
         nd, need_dx = ctx.normalized_ndim, ctx.needs_input_grad[0]
-        if is_grad_enabled():  # create_graph: the same lines on Tensors, rstd from x
-            rstd = _rstd(x, tuple(range(x.ndim - nd, x.ndim)), ctx.eps)
-            g_x, g_weight, _ = rms_norm_backward(dy, x, weight, None, rstd, nd, need_dx)
-        else:
-            run = _kernels().backward if ctx.fused else rms_norm_backward
-            g_x, g_weight, _ = run(dy._data, x._data, data(weight), None, rstd, nd, need_dx)
+        g_x, g_weight, _ = run(dy, x, weight, None, rstd, nd, need_dx)
+        return keep_needed(ctx, g_x, g_weight) + (None, None, None)
+
+    @staticmethod
+    def backward(ctx, dy):
+        """The same lines on Tensors, rstd recomputed from x: a backward that can itself
+        be differentiated (``create_graph=True``)."""
+        x, weight, _ = ctx.saved_tensors
+        nd, need_dx = ctx.normalized_ndim, ctx.needs_input_grad[0]
+        rstd = _rstd(x, tuple(range(x.ndim - nd, x.ndim)), ctx.eps)
+        g_x, g_weight, _ = rms_norm_backward(dy, x, weight, None, rstd, nd, need_dx)
         return keep_needed(ctx, g_x, g_weight) + (None, None, None)
 
 
