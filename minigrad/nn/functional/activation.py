@@ -21,7 +21,6 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -35,10 +34,6 @@ __all__ = [
     "erf",
     "leaky_relu",
 ]
-
-
-def _const(array: np.ndarray) -> Tensor:
-    return Tensor._make(array, False, None)
 
 
 def _check_float(name: str, x: Tensor) -> Tensor:
@@ -74,24 +69,23 @@ def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
     return y, dydx.reshape(x.shape).astype(dtype, copy=False)
 
 
-def _times_derivative(g: Tensor, dydx: Tensor) -> Tensor:
-    """``g * dydx``, the plain backward of a fused activation: on the kernels' threads
+def _times_derivative(g: np.ndarray, dydx: np.ndarray) -> np.ndarray:
+    """``g * dydx``, the array backward of a fused activation: on the kernels' threads
     when both are large C-contiguous float32/64 arrays of one shape and dtype (a product
     is memory-bound, and NumPy's runs on one thread), otherwise by NumPy."""
-    a, b = g._data, dydx._data
     if (
-        a.size < _MUL_IN_KERNEL_FROM
-        or a.shape != b.shape
-        or a.dtype != b.dtype
-        or a.dtype not in (np.float32, np.float64)
-        or not (a.flags.c_contiguous and b.flags.c_contiguous)
+        g.size < _MUL_IN_KERNEL_FROM
+        or g.shape != dydx.shape
+        or g.dtype != dydx.dtype
+        or g.dtype not in (np.float32, np.float64)
+        or not (g.flags.c_contiguous and dydx.flags.c_contiguous)
     ):
         return g * dydx
     from minigrad.kernels import activation as K
 
-    out = np.empty_like(b)
-    K.run(K.mul, a.reshape(-1), b.reshape(-1), out.reshape(-1))
-    return _const(out)
+    out = np.empty_like(dydx)
+    K.run(K.mul, g.reshape(-1), dydx.reshape(-1), out.reshape(-1))
+    return out
 
 
 # ---------------------------------------------------------------------------- erf
@@ -143,14 +137,17 @@ class Gelu(Function):
         if not x.requires_grad:
             return _pointwise(kernel, x._data, with_derivative=False)
         y, dydx = _pointwise(kernel, x._data, with_derivative=True)
-        ctx.save_for_backward(x, _const(dydx))
+        ctx.save_for_backward(x, dydx)
         return y
 
     @staticmethod
+    def backward_array(ctx, g):
+        _, dydx = ctx.saved_arrays  # the derivative written beside the output
+        return _times_derivative(g, dydx), None
+
+    @staticmethod
     def backward(ctx, g):
-        x, dydx = ctx.saved_tensors
-        if not is_grad_enabled():  # plain backward: use the derivative from the forward
-            return _times_derivative(g, dydx), None
+        x, _ = ctx.saved_tensors  # create_graph: the derivative rebuilt from x
         return g * _gelu_derivative(x, ctx.approximate), None
 
 
@@ -181,14 +178,17 @@ class Silu(Function):
         if not x.requires_grad:
             return _pointwise("silu", x._data, with_derivative=False)
         y, dydx = _pointwise("silu", x._data, with_derivative=True)
-        ctx.save_for_backward(x, _const(dydx))
+        ctx.save_for_backward(x, dydx)
         return y
 
     @staticmethod
+    def backward_array(ctx, g):
+        _, dydx = ctx.saved_arrays  # the derivative written beside the output
+        return _times_derivative(g, dydx)
+
+    @staticmethod
     def backward(ctx, g):
-        x, dydx = ctx.saved_tensors
-        if not is_grad_enabled():  # plain backward: use the derivative from the forward
-            return _times_derivative(g, dydx)
+        x, _ = ctx.saved_tensors  # create_graph: the derivative rebuilt from x
         s = x.sigmoid()
         return g * (s * (x * (1.0 - s) + 1.0))
 
