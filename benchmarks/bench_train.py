@@ -39,6 +39,8 @@ CONFIGS = {
     "issue-large": dict(vocab=96, d_model=256, heads=8, seq=128, batch=16, d_ff=1024, layers=4),
     "bench-small": dict(vocab=64, d_model=128, heads=4, seq=64, batch=32, d_ff=512, layers=2),
     "bench-large": dict(vocab=64, d_model=256, heads=4, seq=64, batch=32, d_ff=1024, layers=4),
+    # `python -m minigrad train` with its defaults: reverse 8 digits (16 positions, 11 tokens)
+    "default": dict(vocab=11, d_model=64, heads=4, seq=16, batch=64, d_ff=256, layers=2),
 }
 SEED = 0
 
@@ -205,7 +207,8 @@ def first_losses(config: str) -> dict:
 
 def peak_memory(lib: str, config: str, dropout: float, steps: int = 10) -> dict:
     """Peak RSS (VmHWM) of a fresh process training ``steps`` steps, and its growth above
-    the process after imports (minigrad's count includes Numba, imported first)."""
+    the process after imports (for minigrad, Numba is imported first; PyTorch's libraries
+    load with ``import torch``)."""
     code = f"""
 import json
 def status(key):
@@ -214,7 +217,7 @@ def status(key):
 if {lib!r} == "torch":
     import torch
 else:
-    import minigrad, minigrad.kernels  # numba, as the run will load it
+    import minigrad, numba  # numba and llvmlite: the run loads them (not counted as growth)
 base = status("VmRSS")
 step = b.train_step({lib!r}, {config!r}, {dropout!r})
 for _ in range({steps}):
