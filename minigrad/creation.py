@@ -15,8 +15,9 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
+from minigrad._format import shape_str
 from minigrad.devices import check_device
-from minigrad.tensor import Tensor, _shape_str, _size_args
+from minigrad.tensor import Tensor, _size_args
 from minigrad.tensor import as_tensor as _as_tensor
 
 
@@ -263,7 +264,7 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
     """
     w = np.asarray(input._data if isinstance(input, Tensor) else input, dtype=np.float64)
     if w.ndim not in (1, 2):
-        raise ValueError(f"multinomial: input must be 1-D or 2-D, got shape {_shape_str(w.shape)}")
+        raise ValueError(f"multinomial: input must be 1-D or 2-D, got shape {shape_str(w.shape)}")
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(f"multinomial: num_samples must be an int, got {num_samples!r}")
     if num_samples <= 0:

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._format import shape_str
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
-from minigrad.tensor import Tensor, _shape_str, _with_scalar, as_tensor
+from minigrad.tensor import Tensor, _with_scalar, as_tensor
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
@@ -27,7 +28,7 @@ def cat(tensors, dim: int = 0) -> Tensor:
         if t._data.ndim != ndim:
             raise ValueError(
                 f"cat: tensor 0 has {ndim} dims but tensor {i} has {t._data.ndim} "
-                f"(shapes {_shape_str(tensors[0]._data.shape)} and {_shape_str(t._data.shape)})"
+                f"(shapes {shape_str(tensors[0]._data.shape)} and {shape_str(t._data.shape)})"
             )
     if not -ndim <= dim < ndim:
         raise IndexError(f"cat: dim {dim} out of range for tensors with {ndim} dims")
@@ -45,8 +46,8 @@ def stack(tensors, dim: int = 0) -> Tensor:
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
             raise ValueError(
-                f"stack: expects each tensor to be equal size, but got {_shape_str(shape)} "
-                f"at entry 0 and {_shape_str(t._data.shape)} at entry {i}"
+                f"stack: expects each tensor to be equal size, but got {shape_str(shape)} "
+                f"at entry 0 and {shape_str(t._data.shape)} at entry {i}"
             )
     n = len(shape) + 1
     if not -n <= dim < n:

@@ -19,6 +19,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
+from minigrad._format import shape_str
 from minigrad.autograd import engine
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
@@ -37,8 +38,6 @@ SortResult = namedtuple("SortResult", ["values", "indices"])
 TopK = namedtuple("TopK", ["values", "indices"])
 
 
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _array_from(data, dtype=None) -> np.ndarray:
@@ -82,7 +81,7 @@ def _scalars_from_tensors(seq, found: list):
             if x._data.size != 1:
                 raise ValueError(
                     "tensor: only one-element tensors can be converted to Python scalars; got "
-                    f"a tensor of shape {_shape_str(x._data.shape)} in the list (use "
+                    f"a tensor of shape {shape_str(x._data.shape)} in the list (use "
                     "mg.stack to join tensors)"
                 )
             found.append(x._data.dtype)
@@ -216,8 +215,8 @@ class Tensor:
                 raise TypeError(f"grad: expected a Tensor or None, got {type(value).__name__}")
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"grad: assigned a gradient of shape {_shape_str(value._data.shape)} to a "
-                    f"tensor of shape {_shape_str(self._data.shape)}"
+                    f"grad: assigned a gradient of shape {shape_str(value._data.shape)} to a "
+                    f"tensor of shape {shape_str(self._data.shape)}"
                 )
         self._grad = value
 
@@ -340,7 +339,7 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError(
                 f"item: only a tensor with one element can be converted to a Python "
-                f"number, this one has shape {_shape_str(self._data.shape)}"
+                f"number, this one has shape {shape_str(self._data.shape)}"
             )
         return self._data.item()
 
@@ -778,7 +777,7 @@ class Tensor:
     def mT(self):
         n = self._data.ndim
         if n < 2:
-            raise ValueError(f"mT: needs at least 2 dims, got shape {_shape_str(self._data.shape)}")
+            raise ValueError(f"mT: needs at least 2 dims, got shape {shape_str(self._data.shape)}")
         return S.Permute.apply(self, tuple(range(n - 2)) + (n - 1, n - 2))
 
     def unsqueeze(self, dim: int):
@@ -863,7 +862,7 @@ class Tensor:
         if index.ndim != self._data.ndim:
             raise ValueError(
                 f"gather: index must have as many dims as the input ({self._data.ndim}), "
-                f"got shape {_shape_str(index.shape)}"
+                f"got shape {shape_str(index.shape)}"
             )
         return I.Gather.apply(self, d, index)
 
@@ -876,8 +875,8 @@ class Tensor:
             np.broadcast_shapes(mask.shape, self._data.shape)
         except ValueError:
             raise ValueError(
-                f"masked_fill: mask of shape {_shape_str(mask.shape)} does not broadcast to "
-                f"the input's shape {_shape_str(self._data.shape)}"
+                f"masked_fill: mask of shape {shape_str(mask.shape)} does not broadcast to "
+                f"the input's shape {shape_str(self._data.shape)}"
             ) from None
         if isinstance(value, Tensor):
             if value._data.ndim != 0:
@@ -916,8 +915,8 @@ class Tensor:
             np.copyto(self._data, np.broadcast_to(values, self._data.shape), casting="unsafe")
         except ValueError:
             raise ValueError(
-                f"{what}: a value of shape {_shape_str(np.shape(values))} does not broadcast "
-                f"to the tensor's shape {_shape_str(self._data.shape)}"
+                f"{what}: a value of shape {shape_str(np.shape(values))} does not broadcast "
+                f"to the tensor's shape {shape_str(self._data.shape)}"
             ) from None
         self._bump_version()
         return self
@@ -1108,8 +1107,8 @@ class Tensor:
             np.broadcast_shapes(self._data.shape, other.shape)
         except ValueError:
             raise ValueError(
-                f"allclose: shapes {_shape_str(self._data.shape)} and "
-                f"{_shape_str(other.shape)} cannot be broadcast together"
+                f"allclose: shapes {shape_str(self._data.shape)} and "
+                f"{shape_str(other.shape)} cannot be broadcast together"
             ) from None
         return builtins.bool(np.allclose(self._data, other, rtol, atol, equal_nan))
 
@@ -1209,7 +1208,7 @@ class Tensor:
         if idx.ndim > 1 or idx.dtype.kind not in "iu":
             raise ValueError(
                 f"index_select: index must be a 0-D or 1-D int tensor, got shape "
-                f"{_shape_str(idx.shape)} and dtype {idx.dtype}"
+                f"{shape_str(idx.shape)} and dtype {idx.dtype}"
             )
         n = self._data.shape[d] if self._data.ndim else 1
         if idx.size and (idx.min() < -n or idx.max() >= n):
@@ -1222,12 +1221,12 @@ class Tensor:
         other = as_tensor(other)
         if self._data.ndim != 3 or other._data.ndim != 3:
             raise ValueError(
-                f"bmm: expects two 3-D tensors, got shapes {_shape_str(self._data.shape)} "
-                f"and {_shape_str(other._data.shape)}"
+                f"bmm: expects two 3-D tensors, got shapes {shape_str(self._data.shape)} "
+                f"and {shape_str(other._data.shape)}"
             )
         if self._data.shape[0] != other._data.shape[0] or self.shape[2] != other.shape[1]:
             raise ValueError(
-                f"bmm: shapes {_shape_str(self._data.shape)} and {_shape_str(other.shape)} "
+                f"bmm: shapes {shape_str(self._data.shape)} and {shape_str(other.shape)} "
                 "do not match as (b, n, m) and (b, m, p)"
             )
         return self @ other
@@ -1237,8 +1236,8 @@ class Tensor:
         other = as_tensor(other)
         if self._data.ndim != 1 or other._data.ndim != 1:
             raise ValueError(
-                f"outer: expects two 1-D tensors, got shapes {_shape_str(self._data.shape)} "
-                f"and {_shape_str(other._data.shape)}"
+                f"outer: expects two 1-D tensors, got shapes {shape_str(self._data.shape)} "
+                f"and {shape_str(other._data.shape)}"
             )
         return self.reshape(-1, 1) * other.reshape(1, -1)
 
@@ -1291,8 +1290,8 @@ def _compare(ufunc, a, b) -> Tensor:
         return Tensor._make(ufunc(a._data, b), False, None)
     except ValueError:
         raise ValueError(
-            f"{ufunc.__name__}: shapes {_shape_str(a._data.shape)} and "
-            f"{_shape_str(np.shape(b))} cannot be broadcast together"
+            f"{ufunc.__name__}: shapes {shape_str(a._data.shape)} and "
+            f"{shape_str(np.shape(b))} cannot be broadcast together"
         ) from None
 
 

@@ -28,18 +28,15 @@ import subprocess
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.engine import run_backward
 from minigrad.tensor import Tensor
 
 
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
 def _label(obj, names: dict) -> str:
     if isinstance(obj, Tensor):
-        return f"{names.get(id(obj), 'leaf')} {_shape_str(obj._data.shape)}"
-    return f"{obj.name()} -> {_shape_str(obj._shape)}"
+        return f"{names.get(id(obj), 'leaf')} {shape_str(obj._data.shape)}"
+    return f"{obj.name()} -> {shape_str(obj._shape)}"
 
 
 def _names(params) -> dict:
@@ -105,7 +102,7 @@ def gradient_norms(tensor: Tensor, gradient=None) -> dict:
         if tensor._data.size != 1:
             raise ValueError(
                 f"gradient_norms: pass gradient= for a non-scalar tensor of shape "
-                f"{_shape_str(tensor._data.shape)}"
+                f"{shape_str(tensor._data.shape)}"
             )
         gradient = Tensor._make(np.ones_like(tensor._data), False, None)
     norms = {}
@@ -134,10 +131,10 @@ def to_dot(
         if isinstance(obj, Tensor):
             name = names.get(id(obj), "leaf")
             style = 'shape=box, style="rounded,filled", fillcolor="#dbeafe"'
-            text = f"{name}\\n{_shape_str(obj._data.shape)}"
+            text = f"{name}\\n{shape_str(obj._data.shape)}"
         else:
             style = 'shape=box, style=filled, fillcolor="#f3f4f6"'
-            text = f"{obj.name()}\\n{_shape_str(obj._shape)}"
+            text = f"{obj.name()}\\n{shape_str(obj._shape)}"
         out.append(f'  {ids[id(obj)]} [label="{text}", {style}];')
     for producer, consumer, k in edges:
         label = ""

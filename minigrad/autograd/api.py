@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.engine import run_backward
-
-
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _as_list(x) -> list:
@@ -40,7 +37,7 @@ def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
             if out._data.size != 1:
                 raise RuntimeError(
                     f"{what}: grad can be implicitly created only for scalar outputs, but "
-                    f"output {i} has shape {_shape_str(out._data.shape)}. Pass the gradient "
+                    f"output {i} has shape {shape_str(out._data.shape)}. Pass the gradient "
                     "of the loss with respect to it (gradient=... / grad_outputs=...), or "
                     "reduce it to a scalar first (e.g. .sum())."
                 )
@@ -51,8 +48,8 @@ def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
             g = as_tensor(g)
             if g._data.shape != out._data.shape:
                 raise RuntimeError(
-                    f"{what}: gradient for output {i} has shape {_shape_str(g._data.shape)}, "
-                    f"but the output has shape {_shape_str(out._data.shape)}"
+                    f"{what}: gradient for output {i} has shape {shape_str(g._data.shape)}, "
+                    f"but the output has shape {shape_str(out._data.shape)}"
                 )
             if g._data.dtype != out._data.dtype:
                 g = g.to(out._data.dtype)

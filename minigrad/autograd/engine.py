@@ -38,6 +38,7 @@ import weakref
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd import function as _function
 from minigrad.autograd.grad_mode import _state
 
@@ -45,8 +46,6 @@ _ndarray = np.ndarray
 _getrefcount = sys.getrefcount
 
 
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _check_grad(node, index: int, grad, shape, dtype):
@@ -57,7 +56,7 @@ def _check_grad(node, index: int, grad, shape, dtype):
     if grad.shape != shape:
         raise RuntimeError(
             f"Function {node.name()} returned an invalid gradient at index {index}: "
-            f"got shape {_shape_str(grad.shape)} but expected shape {_shape_str(shape)}"
+            f"got shape {shape_str(grad.shape)} but expected shape {shape_str(shape)}"
         )
     if grad.dtype != dtype:
         grad = grad.astype(dtype) if type(grad) is _ndarray else grad.to(dtype)

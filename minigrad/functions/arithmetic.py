@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._format import shape_str
 from minigrad.autograd.function import Function
-from minigrad.functions.broadcast import broadcast_op, shape_str, unbroadcast
+from minigrad.functions.broadcast import broadcast_op, unbroadcast
 from minigrad.functions.indexing import Where
 
 

@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def shape_str(shape) -> str:
-    """``(2, 3)`` -> ``"[2, 3]"``: shapes in error messages, written as PyTorch does."""
-    return "[" + ", ".join(str(s) for s in shape) + "]"
+from minigrad._format import shape_str
 
 
 def broadcast_error(op: str, a, b) -> ValueError:

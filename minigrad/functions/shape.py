@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
-
-
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 class Reshape(Function):
@@ -25,8 +22,8 @@ class Reshape(Function):
             return x._data.reshape(shape)
         except ValueError:
             raise ValueError(
-                f"reshape: shape {_shape_str(shape)} is invalid for an input of shape "
-                f"{_shape_str(x._data.shape)} ({x._data.size} elements)"
+                f"reshape: shape {shape_str(shape)} is invalid for an input of shape "
+                f"{shape_str(x._data.shape)} ({x._data.size} elements)"
             ) from None
 
     @staticmethod
@@ -61,8 +58,8 @@ class Expand(Function):
             return np.broadcast_to(x._data, shape)
         except ValueError:
             raise ValueError(
-                f"expand: cannot expand shape {_shape_str(x._data.shape)} to "
-                f"{_shape_str(shape)} (only size-1 dims can grow, new dims go in front)"
+                f"expand: cannot expand shape {shape_str(x._data.shape)} to "
+                f"{shape_str(shape)} (only size-1 dims can grow, new dims go in front)"
             ) from None
 
     @staticmethod
@@ -83,7 +80,7 @@ class Cat(Function):
         try:
             return np.concatenate(arrays, axis=dim)
         except ValueError:
-            shapes = ", ".join(_shape_str(a.shape) for a in arrays)
+            shapes = ", ".join(shape_str(a.shape) for a in arrays)
             raise ValueError(
                 f"cat: tensors must have the same shape except in dim {dim}, got {shapes}"
             ) from None

@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._format import shape_str
 from minigrad.nn import init
 from minigrad.nn.functional.attention import (
     as_mask,
@@ -48,7 +49,7 @@ from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.ops import cat
-from minigrad.tensor import Tensor, _shape_str
+from minigrad.tensor import Tensor
 
 __all__ = ["MultiheadAttention"]
 
@@ -272,7 +273,7 @@ class MultiheadAttention(Module):
         if query.ndim not in (2, 3):
             raise ValueError(
                 f"{_NAME}: query must be 3-D (batched) or 2-D (unbatched), got shape "
-                f"{_shape_str(query.shape)}"
+                f"{shape_str(query.shape)}"
             )
         layout = "(N, L, E)" if self.batch_first else "(L, N, E)"
         if query.ndim == 2:
@@ -281,7 +282,7 @@ class MultiheadAttention(Module):
             if t.ndim != query.ndim:
                 raise ValueError(
                     f"{_NAME}: {name} must have as many dims as query {layout}, got query "
-                    f"{_shape_str(query.shape)} and {name} {_shape_str(t.shape)}"
+                    f"{shape_str(query.shape)} and {name} {shape_str(t.shape)}"
                 )
         for name, t, size in (
             ("query", query, self.embed_dim),
@@ -292,20 +293,20 @@ class MultiheadAttention(Module):
                 what = "embed_dim" if name == "query" else ("kdim" if name == "key" else "vdim")
                 raise ValueError(
                     f"{_NAME}: {name}'s last dim must be {what}={size}, got {name} of shape "
-                    f"{_shape_str(t.shape)}"
+                    f"{shape_str(t.shape)}"
                 )
         if key.shape[:-1] != value.shape[:-1]:
             raise ValueError(
                 f"{_NAME}: key and value must have the same batch size and sequence length, "
-                f"got key {_shape_str(key.shape)} and value {_shape_str(value.shape)}"
+                f"got key {shape_str(key.shape)} and value {shape_str(value.shape)}"
             )
         if query.ndim == 3:
             axis = 0 if self.batch_first else 1
             if key.shape[axis] != query.shape[axis]:
                 raise ValueError(
                     f"{_NAME}: query and key must have the same batch size N (dim {axis} of "
-                    f"{layout}), got query {_shape_str(query.shape)} and key "
-                    f"{_shape_str(key.shape)}"
+                    f"{layout}), got query {shape_str(query.shape)} and key "
+                    f"{shape_str(key.shape)}"
                 )
         return query.ndim == 3
 
@@ -317,8 +318,8 @@ class MultiheadAttention(Module):
         expected = (N, S) if batched else (S,)
         if tuple(m.shape) != expected:
             raise ValueError(
-                f"{_NAME}: key_padding_mask must have shape {_shape_str(expected)} "
-                f"({'[N, S]' if batched else '[S]'}), got {_shape_str(m.shape)}"
+                f"{_NAME}: key_padding_mask must have shape {shape_str(expected)} "
+                f"({'[N, S]' if batched else '[S]'}), got {shape_str(m.shape)}"
             )
         m = _pad_keys(m.reshape(N, 1, 1, S), extra)  # (N, 1, 1, S + extra)
         return m
@@ -334,8 +335,8 @@ class MultiheadAttention(Module):
         if m.ndim == 2:
             if tuple(m.shape) != (L, S):
                 raise ValueError(
-                    f"{_NAME}: a 2-D attn_mask must have shape [L, S] = {_shape_str((L, S))}, "
-                    f"got {_shape_str(m.shape)}"
+                    f"{_NAME}: a 2-D attn_mask must have shape [L, S] = {shape_str((L, S))}, "
+                    f"got {shape_str(m.shape)}"
                 )
         elif m.ndim == 3:
             expected = (N * H, L, S) if batched else (H, L, S)
@@ -343,14 +344,14 @@ class MultiheadAttention(Module):
                 what = "[N * num_heads, L, S]" if batched else "[num_heads, L, S]"
                 raise ValueError(
                     f"{_NAME}: a 3-D attn_mask must have shape {what} = "
-                    f"{_shape_str(expected)}, got {_shape_str(m.shape)}"
+                    f"{shape_str(expected)}, got {shape_str(m.shape)}"
                 )
             m = m.reshape(N, H, L, S)
         else:
             raise ValueError(
-                f"{_NAME}: attn_mask must be 2-D [L, S] = {_shape_str((L, S))} or 3-D "
-                f"[N * num_heads, L, S] = {_shape_str((N * H, L, S))}, got shape "
-                f"{_shape_str(m.shape)}"
+                f"{_NAME}: attn_mask must be 2-D [L, S] = {shape_str((L, S))} or 3-D "
+                f"[N * num_heads, L, S] = {shape_str((N * H, L, S))}, got shape "
+                f"{shape_str(m.shape)}"
             )
         return _pad_keys(m, extra)
 

@@ -7,11 +7,12 @@ import math
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._format import shape_str
 from minigrad.nn import init
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
-from minigrad.tensor import Tensor, _shape_str
+from minigrad.tensor import Tensor
 
 __all__ = ["Linear", "Identity"]
 
@@ -81,7 +82,7 @@ class Linear(Module):
             raise ValueError(
                 f"Linear(in_features={self.in_features}, out_features={self.out_features}): "
                 f"expected input with last dimension {self.in_features}, got input of shape "
-                f"{_shape_str(input.shape)}"
+                f"{shape_str(input.shape)}"
             )
         return linear(input, self.weight, self.bias)
 

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._format import shape_str
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
@@ -45,8 +46,6 @@ __all__ = ["Module"]
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
-def _shape_str(shape) -> str:
-    return "[" + ", ".join(str(s) for s in shape) + "]"
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -550,7 +549,7 @@ def _convert_value(key: str, value, target: Tensor):
         )
     if arr.shape != target._data.shape:
         return None, (
-            f"size mismatch for {key}: copying a param with shape {_shape_str(arr.shape)} "
-            f"from checkpoint, the shape in current model is {_shape_str(target._data.shape)}."
+            f"size mismatch for {key}: copying a param with shape {shape_str(arr.shape)} "
+            f"from checkpoint, the shape in current model is {shape_str(target._data.shape)}."
         )
     return arr, None

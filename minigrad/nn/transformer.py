@@ -29,6 +29,7 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._format import shape_str
 from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
@@ -36,7 +37,7 @@ from minigrad.nn.functional.activation import gelu, relu, silu
 from minigrad.nn.linear import Identity, Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm, RMSNorm
-from minigrad.tensor import Tensor, _shape_str
+from minigrad.tensor import Tensor
 
 __all__ = [
     "TransformerEncoderLayer",
@@ -299,7 +300,7 @@ class TransformerEncoder(Module):
         if src.ndim not in (2, 3):
             raise ValueError(
                 f"TransformerEncoder: src must be 3-D (batched) or 2-D (unbatched), got shape "
-                f"{_shape_str(src.shape)}"
+                f"{shape_str(src.shape)}"
             )
         is_causal = bool(is_causal)
         x = src

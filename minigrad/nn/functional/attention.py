@@ -45,11 +45,12 @@ import functools
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.nn.functional.dropout import dropout_mask
-from minigrad.tensor import Tensor, _shape_str
+from minigrad.tensor import Tensor
 from minigrad.threads import get_num_threads
 
 __all__ = ["scaled_dot_product_attention"]
@@ -375,7 +376,7 @@ def _batch_shape(fn: str, named_shapes) -> tuple:
     try:
         return np.broadcast_shapes(*(s[:-2] for _, s in named_shapes))
     except ValueError:
-        detail = ", ".join(f"{n} {_shape_str(s)}" for n, s in named_shapes)
+        detail = ", ".join(f"{n} {shape_str(s)}" for n, s in named_shapes)
         raise ValueError(
             f"{fn}: the batch dimensions (all but the last two) do not broadcast: {detail}"
         ) from None
@@ -424,7 +425,7 @@ def scaled_dot_product_attention(
         if t.ndim < 2:
             raise ValueError(
                 f"{fn}: {name} must have at least 2 dims [..., length, features], got shape "
-                f"{_shape_str(t.shape)}"
+                f"{shape_str(t.shape)}"
             )
         if t.dtype.kind != "f":
             raise TypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
@@ -438,12 +439,12 @@ def scaled_dot_product_attention(
     if key.shape[-1] != E:
         raise ValueError(
             f"{fn}: key must have the query's feature size {E} in its last dim, got key "
-            f"{_shape_str(key.shape)} and query {_shape_str(query.shape)}"
+            f"{shape_str(key.shape)} and query {shape_str(query.shape)}"
         )
     if value.shape[-2] != S:
         raise ValueError(
             f"{fn}: value must have as many positions as key ({S}) in dim -2, got value "
-            f"{_shape_str(value.shape)} and key {_shape_str(key.shape)}"
+            f"{shape_str(value.shape)} and key {shape_str(key.shape)}"
         )
     if not 0.0 <= dropout_p <= 1.0:
         raise ValueError(f"{fn}: dropout_p must be in [0, 1], got {dropout_p}")
@@ -460,7 +461,7 @@ def scaled_dot_product_attention(
             np.broadcast_shapes(mshape[-2:], (L, S))
         except ValueError:
             raise ValueError(
-                f"{fn}: attn_mask of shape {_shape_str(mask.shape)} does not broadcast to "
+                f"{fn}: attn_mask of shape {shape_str(mask.shape)} does not broadcast to "
                 f"the scores' shape [..., L, S] = [..., {L}, {S}]"
             ) from None
         named.append(("attn_mask", mshape))

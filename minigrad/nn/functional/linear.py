@@ -18,8 +18,9 @@ import math
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.function import Function
-from minigrad.tensor import Tensor, _shape_str, as_tensor
+from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["linear", "embedding", "one_hot"]
 
@@ -77,17 +78,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if weight._data.ndim != 2:
         raise ValueError(
             f"linear: weight must be 2-D (out_features, in_features), got shape "
-            f"{_shape_str(weight._data.shape)}"
+            f"{shape_str(weight._data.shape)}"
         )
     out_features, in_features = weight._data.shape
     if x._data.ndim == 0 or x._data.shape[-1] != in_features:
         raise ValueError(
             f"linear: expected input with last dimension {in_features} (weight shape "
-            f"{_shape_str(weight._data.shape)}), got input of shape {_shape_str(x._data.shape)}"
+            f"{shape_str(weight._data.shape)}), got input of shape {shape_str(x._data.shape)}"
         )
     if bias is not None and bias._data.shape != (out_features,):
         raise ValueError(
-            f"linear: bias must have shape [{out_features}], got {_shape_str(bias._data.shape)}"
+            f"linear: bias must have shape [{out_features}], got {shape_str(bias._data.shape)}"
         )
     if x._data.dtype != weight._data.dtype or (
         bias is not None and bias._data.dtype != x._data.dtype
@@ -185,7 +186,7 @@ def embedding(  # noqa: A002
     if weight._data.ndim != 2:
         raise ValueError(
             f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
-            f"{_shape_str(weight._data.shape)}"
+            f"{shape_str(weight._data.shape)}"
         )
     num_rows = weight._data.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= num_rows):

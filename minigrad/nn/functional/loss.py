@@ -32,9 +32,10 @@ import warnings
 
 import numpy as np
 
+from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
-from minigrad.tensor import Tensor, _shape_str, as_tensor
+from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss"]
 
@@ -233,8 +234,8 @@ def _unbatched(x: Tensor, target: Tensor, name: str):
         return x.reshape(1, -1), target.reshape(1, -1)
     if target._data.ndim != 0:
         raise ValueError(
-            f"{name}: for an input of shape {_shape_str(x._data.shape)} (one sample), "
-            f"the target must be a single class index, got shape {_shape_str(target._data.shape)}"
+            f"{name}: for an input of shape {shape_str(x._data.shape)} (one sample), "
+            f"the target must be a single class index, got shape {shape_str(target._data.shape)}"
         )
     return x.reshape(1, -1), target.reshape(1)
 
@@ -243,9 +244,9 @@ def _check_index_target(name: str, x: Tensor, target: Tensor) -> None:
     expected = x._data.shape[:1] + x._data.shape[2:]
     if target._data.shape != expected:
         raise ValueError(
-            f"{name}: expected target of shape {_shape_str(expected)} (the input's shape "
-            f"{_shape_str(x._data.shape)} without the class dim 1), got "
-            f"{_shape_str(target._data.shape)}"
+            f"{name}: expected target of shape {shape_str(expected)} (the input's shape "
+            f"{shape_str(x._data.shape)} without the class dim 1), got "
+            f"{shape_str(target._data.shape)}"
         )
 
 
@@ -256,7 +257,7 @@ def _weight_array(name: str, weight, num_classes: int):
     if w.shape != (num_classes,):
         raise ValueError(
             f"{name}: weight must have shape [{num_classes}] (one per class), got "
-            f"{_shape_str(w.shape)}"
+            f"{shape_str(w.shape)}"
         )
     return w
 
@@ -314,7 +315,7 @@ def cross_entropy(
         if target._data.shape != x._data.shape:
             raise ValueError(
                 f"cross_entropy: probability targets must have the input's shape "
-                f"{_shape_str(x._data.shape)}, got {_shape_str(target._data.shape)}"
+                f"{shape_str(x._data.shape)}, got {shape_str(target._data.shape)}"
             )
         target = target.to(x._data.dtype)
     elif target._data.dtype.kind in "iu":
@@ -409,12 +410,12 @@ def mse_loss(
             shape = np.broadcast_shapes(x._data.shape, t._data.shape)
         except ValueError:
             raise ValueError(
-                f"mse_loss: input {_shape_str(x._data.shape)} and target "
-                f"{_shape_str(t._data.shape)} have incompatible shapes"
+                f"mse_loss: input {shape_str(x._data.shape)} and target "
+                f"{shape_str(t._data.shape)} have incompatible shapes"
             ) from None
         warnings.warn(
-            f"mse_loss: target size {_shape_str(t._data.shape)} differs from input size "
-            f"{_shape_str(x._data.shape)}; both are broadcast to {_shape_str(shape)}, which is "
+            f"mse_loss: target size {shape_str(t._data.shape)} differs from input size "
+            f"{shape_str(x._data.shape)}; both are broadcast to {shape_str(shape)}, which is "
             "likely not what you want",
             UserWarning,
             stacklevel=2,
