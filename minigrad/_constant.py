@@ -18,4 +18,6 @@ def constant(array: np.ndarray | None):
     # use this helper, so it is not loaded yet when they are.
     from minigrad.tensor import Tensor
 
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)  # a NumPy scalar or a number: a 0-d array
     return Tensor._make(array, False, None)

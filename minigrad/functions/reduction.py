@@ -10,14 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._constant import constant
 from minigrad.autograd.function import Function
 from minigrad.functions.indexing import Where
-
-
-def _const(array):
-    from minigrad.tensor import Tensor
-
-    return Tensor._make(array, False, None)
 
 
 def normalize_dims(dim, ndim: int, name: str = "dim") -> tuple:
@@ -196,7 +191,7 @@ class _Extremum(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_arrays
-        return _expand_back(g, ctx) * _const(_extreme_share(ctx, x)), None, None
+        return _expand_back(g, ctx) * constant(_extreme_share(ctx, x)), None, None
 
     @staticmethod
     def backward_array(ctx, g):

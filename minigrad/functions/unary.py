@@ -14,14 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad._constant import constant
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
-
-
-def _const(array):
-    from minigrad.tensor import Tensor
-
-    return Tensor._make(array, False, None)
 
 
 class Exp(Function):
@@ -143,7 +138,7 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _const(x._data > 0)
+        return g * constant(x._data > 0)
 
     @staticmethod
     def backward_array(ctx, g):
@@ -160,7 +155,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _const(np.sign(x._data))  # sign(0) = 0, as in PyTorch
+        return g * constant(np.sign(x._data))  # sign(0) = 0, as in PyTorch
 
     @staticmethod
     def backward_array(ctx, g):
@@ -180,7 +175,7 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
-        return g * _const(_inside(ctx, x._data)), None, None
+        return g * constant(_inside(ctx, x._data)), None, None
 
     @staticmethod
     def backward_array(ctx, g):
@@ -209,7 +204,7 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_arrays
-        return _split_by_mask(ctx, g, a, b, a > b, _const)
+        return _split_by_mask(ctx, g, a, b, a > b, constant)
 
     @staticmethod
     def backward_array(ctx, g):
@@ -226,7 +221,7 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, g):
         a, b = ctx.saved_arrays
-        return _split_by_mask(ctx, g, a, b, a < b, _const)
+        return _split_by_mask(ctx, g, a, b, a < b, constant)
 
     @staticmethod
     def backward_array(ctx, g):

@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from minigrad import dtypes
+from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.nn import init
 from minigrad.nn.functional.attention import (
@@ -54,10 +55,6 @@ from minigrad.tensor import Tensor
 __all__ = ["MultiheadAttention"]
 
 _NAME = "MultiheadAttention"
-
-
-def _const(arr: np.ndarray) -> Tensor:
-    return Tensor._make(arr, False, None)
 
 
 class MultiheadAttention(Module):
@@ -212,7 +209,7 @@ class MultiheadAttention(Module):
             k, v = cat([k, bk], 2), cat([v, bv], 2)  # (N, H, S + 1, hd)
             extra += 1
         if self.add_zero_attn:
-            zeros = _const(np.zeros((N, H, 1, hd), dtype=k.dtype))
+            zeros = constant(np.zeros((N, H, 1, hd), dtype=k.dtype))
             k, v = cat([k, zeros], 2), cat([v, zeros], 2)  # (N, H, S + extra, hd)
             extra += 1
 
@@ -229,7 +226,7 @@ class MultiheadAttention(Module):
             w = attention_weights(q, k, add, allow, dropout_p, scale)  # (N, H, L, S')
             o = w @ v  # (N, H, L, hd)
         else:
-            mask = add if add is not None else (None if allow is None else _const(allow))
+            mask = add if add is not None else (None if allow is None else constant(allow))
             o = scaled_dot_product_attention(
                 q, k, v, attn_mask=mask, dropout_p=dropout_p, is_causal=causal, scale=scale
             )  # (N, H, L, hd), laid out in memory as q: (N, L, H, hd) | (L, N, H, hd)
@@ -385,7 +382,7 @@ def _pad_keys(mask, extra: int):
     if isinstance(mask, np.ndarray):
         pad = np.zeros(mask.shape[:-1] + (extra,), dtype=mask.dtype)
         return np.concatenate([mask, pad], axis=-1)
-    pad = _const(np.zeros(mask.shape[:-1] + (extra,), dtype=mask.dtype))
+    pad = constant(np.zeros(mask.shape[:-1] + (extra,), dtype=mask.dtype))
     return cat([mask, pad], -1)
 
 
@@ -405,7 +402,7 @@ def _merge_masks(attn_mask, key_padding_mask, dtype):
     add = None
     for m in masks:
         if isinstance(m, np.ndarray):
-            m = _const(np.where(m, -np.inf, 0.0).astype(dtype))
+            m = constant(np.where(m, -np.inf, 0.0).astype(dtype))
         else:
             m = check_float_mask(m, dtype)
         add = m if add is None else add + m

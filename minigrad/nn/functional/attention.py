@@ -45,6 +45,7 @@ import functools
 
 import numpy as np
 
+from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _state
@@ -60,10 +61,6 @@ _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 #: Score arrays smaller than this run on the calling thread (waking a helper costs
 #: more than it saves).
 PARALLEL_MIN_ELEMENTS = 1 << 16
-
-
-def _const(arr: np.ndarray) -> Tensor:
-    return Tensor._make(arr, False, None)
 
 
 @functools.lru_cache(maxsize=32)
@@ -245,21 +242,21 @@ def _weights_tensor(q, k, add, allow, scale):
     if add is not None:
         scores = scores + add
     if allow is not None:
-        scores = scores.masked_fill(_const(~allow), -np.inf)
+        scores = scores.masked_fill(constant(~allow), -np.inf)
     sd = scores._data
     if sd.shape[-1] == 0:  # no keys: no weights
         return scores
     dead = np.all(sd == -np.inf, axis=-1, keepdims=True)  # rows with every key masked
     if dead.any():  # softmax of zeros there, then zeroed: no NaN, no gradient
-        scores = scores.masked_fill(_const(dead), 0.0)
-        return scores.softmax(-1).masked_fill(_const(dead), 0.0)
+        scores = scores.masked_fill(constant(dead), 0.0)
+        return scores.softmax(-1).masked_fill(constant(dead), 0.0)
     return scores.softmax(-1)
 
 
 def _backward_tensor(g, q, k, v, add, allow, keep, scale):
     """dQ, dK, dV, dS as differentiable Tensor operations (unreduced batch dims)."""
     p = _weights_tensor(q, k, add, allow, scale)  # (..., L, S)
-    kt = None if keep is None else _const(keep)
+    kt = None if keep is None else constant(keep)
     pd = p if kt is None else p * kt
     dv = pd.mT @ g  # (..., S, Ev)
     dp = g @ v.mT  # (..., L, S)
@@ -272,7 +269,7 @@ def _backward_tensor(g, q, k, v, add, allow, keep, scale):
 def _unbroadcast_array(arr, shape):
     if arr is None:
         return None
-    t = arr if isinstance(arr, Tensor) else _const(arr)
+    t = arr if isinstance(arr, Tensor) else constant(arr)
     return unbroadcast(t, shape)
 
 
@@ -345,7 +342,7 @@ def attention_weights(q: Tensor, k: Tensor, add, allow, dropout_p: float, scale:
     returns them. ``add``: float mask Tensor or None; ``allow``: bool array or None."""
     p = _weights_tensor(q, k, add, allow, scale)  # (..., L, S)
     if dropout_p > 0:
-        p = p * _const(dropout_mask(p.shape, p.dtype, dropout_p))
+        p = p * constant(dropout_mask(p.shape, p.dtype, dropout_p))
     return p
 
 
@@ -368,7 +365,7 @@ def as_mask(name: str, mask, fn: str):
         raise TypeError(
             f"{fn}: {name} must be a bool or floating-point tensor, got dtype {arr.dtype}"
         )
-    return mask if mask is not None else _const(arr)
+    return mask if mask is not None else constant(arr)
 
 
 def _batch_shape(fn: str, named_shapes) -> tuple:

@@ -32,6 +32,7 @@ import warnings
 
 import numpy as np
 
+from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import is_grad_enabled
@@ -40,10 +41,6 @@ from minigrad.tensor import Tensor, as_tensor
 __all__ = ["cross_entropy", "nll_loss", "mse_loss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
-
-
-def _const(array) -> Tensor:
-    return Tensor._make(np.asarray(array), False, None)
 
 
 def _check_reduction(name: str, reduction: str) -> None:
@@ -145,7 +142,7 @@ class CrossEntropy(Function):
             ctx.targets = None
             denom = loss.size
         ctx.denom = denom
-        ctx.save_for_backward(x, _const(lse), target)
+        ctx.save_for_backward(x, constant(lse), target)
         return _reduce(loss.astype(xd.dtype, copy=False), reduction, denom)
 
     @staticmethod
@@ -161,12 +158,12 @@ class CrossEntropy(Function):
                 p = x.softmax(1)
                 gx = coef * (p * q.sum(1, keepdim=True) - q)
             else:
-                gx = _const(_fast_grad_x(ctx, x._data, lse._data, coef._data, target._data))
+                gx = constant(_fast_grad_x(ctx, x._data, lse._data, coef._data, target._data))
         if t_needs:  # probability targets: dl/dt_ic = -(1 - eps) w_c log p_ic
-            logp = x.log_softmax(1) if is_grad_enabled() else _const(x._data - lse._data)
+            logp = x.log_softmax(1) if is_grad_enabled() else constant(x._data - lse._data)
             scale = 1.0 - ctx.eps
             if ctx.weight is not None:
-                logp = logp * _const(_weight_along_classes(ctx.weight, len(shape)))
+                logp = logp * constant(_weight_along_classes(ctx.weight, len(shape)))
             gt = coef * logp * -scale
         return gx, gt, None, None, None, None
 
@@ -177,7 +174,7 @@ def _prob_target_q(t, w, eps: float, ndim: int):
     q = t * (1 - eps) + eps / num_classes if eps > 0 else t
     if w is not None:
         q = q * (
-            _const(_weight_along_classes(w, ndim))
+            constant(_weight_along_classes(w, ndim))
             if isinstance(t, Tensor)
             else _weight_along_classes(w, ndim)
         )
@@ -198,7 +195,7 @@ def _dense_q(ctx, target: Tensor, shape: tuple, dtype) -> Tensor:
             * _weight_along_classes(w, len(shape))
             * _class_axis_shape(shape, tg.valid.astype(dtype))
         )
-    return _const(q)
+    return constant(q)
 
 
 def _fast_grad_x(ctx, x, lse, coef, target) -> np.ndarray:
@@ -349,7 +346,7 @@ class NllLoss(Function):
         coef = _per_sample_coef(g, ctx.reduction, tg.denom, shape)
         picked = np.zeros(shape, dtype=g._data.dtype)
         picked[tg.where] = -tg.w_t
-        return coef * _const(picked), None, None, None, None
+        return coef * constant(picked), None, None, None, None
 
 
 def nll_loss(
