@@ -347,6 +347,7 @@ def _examples():
         F.scaled_dot_product_attention(
             _normal((2, 3, 4), 17), _normal((2, 5, 4), 18), _normal((2, 5, 4), 19)
         ),
+        F.linear(_normal((2, 3, 4), 20), _normal((5, 4), 21), _normal((5,), 22)),
     ]
 
 

@@ -57,6 +57,19 @@ class Linear(Function):
             gb = g2.sum(0)  # (out,)
         return gx, gw, gb
 
+    @staticmethod
+    def backward_array(ctx, g):
+        """The same three lines on arrays (the engine's path without ``create_graph``)."""
+        x, weight = ctx.saved_arrays
+        x_needs, w_needs, b_needs = ctx.needs_input_grad
+        out_features, in_features = weight.shape
+        rows = _rows(x.shape)
+        g2 = g.reshape(rows, out_features)  # (N, out)
+        gx = np.matmul(g2, weight).reshape(x.shape) if x_needs else None  # (N, in)
+        gw = np.matmul(g2.T, x.reshape(rows, in_features)) if w_needs else None  # (out, in)
+        gb = np.add.reduce(g2, axis=0) if b_needs else None  # (out,)
+        return gx, gw, gb
+
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """Affine map ``y = x W^T + b``.
