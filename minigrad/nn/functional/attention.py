@@ -48,11 +48,10 @@ import numpy as np
 from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import _state
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.kernels.runtime import get_num_threads
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.tensor import Tensor
-from minigrad.threads import get_num_threads
 
 __all__ = ["scaled_dot_product_attention"]
 
@@ -99,7 +98,7 @@ def _run_blocks(kernel, scores: np.ndarray, *args) -> None:
     if scores.size < PARALLEL_MIN_ELEMENTS or threads == 1 or blocks == 1:
         kernel(*head, 0, blocks, *tail)
         return
-    from minigrad.threads import share
+    from minigrad.kernels.runtime import share
 
     items = min(blocks, 2 * threads)
     bounds = [blocks * i // items for i in range(items + 1)]
@@ -266,13 +265,6 @@ def _backward_tensor(g, q, k, v, add, allow, keep, scale):
     return (ds @ k) * scale, (ds.mT @ q) * scale, dv, ds
 
 
-def _unbroadcast_array(arr, shape):
-    if arr is None:
-        return None
-    t = arr if isinstance(arr, Tensor) else constant(arr)
-    return unbroadcast(t, shape)
-
-
 def _bias_of(add, allow):
     """The additive mask the kernels take: the float mask plus -inf where ``allow`` is
     False (None when there is neither)."""
@@ -310,30 +302,40 @@ class ScaledDotProductAttention(Function):
 
     @staticmethod
     def backward(ctx, g):
+        """The differentiable backward in Tensor operations (used under create_graph)."""
         q, k, v, add, p, keep = ctx.saved_tensors
-        needs = ctx.needs_input_grad
         allow = ctx.allow
         if ctx.causal:
             causal = causal_allow(q.shape[-2], k.shape[-2])
             allow = causal if allow is None else allow & causal
-        if _state.enabled:  # create_graph: differentiable formulas in Tensor operations
-            dq, dk, dv, ds = _backward_tensor(g, q, k, v, add, allow, keep, ctx.scale)
-        else:
-            dq, dk, dv, ds = _backward_arrays(
-                g._data, q._data, k._data, v._data, p, keep, ctx.scale, ctx.causal, needs,
-                needs[3],
-            )  # fmt: skip
-        return (
-            _unbroadcast_array(dq, q.shape) if needs[0] else None,
-            _unbroadcast_array(dk, k.shape) if needs[1] else None,
-            _unbroadcast_array(dv, v.shape) if needs[2] else None,
-            _unbroadcast_array(ds, add.shape) if needs[3] else None,
-            None,
-            None,
-            None,
-            None,
-            None,
+        dq, dk, dv, ds = _backward_tensor(g, q, k, v, add, allow, keep, ctx.scale)
+        return _input_grads(ctx.needs_input_grad, dq, dk, dv, ds, q, k, v, add)
+
+    @staticmethod
+    def backward_array(ctx, g):
+        """The same derivative on arrays, with the fused row kernels (the engine's path)."""
+        q, k, v, add, p, keep = ctx.saved_arrays
+        needs = ctx.needs_input_grad
+        dq, dk, dv, ds = _backward_arrays(
+            g, q, k, v, p, keep, ctx.scale, ctx.causal, needs, needs[3]
         )
+        return _input_grads(needs, dq, dk, dv, ds, q, k, v, add)
+
+
+def _input_grads(needs, dq, dk, dv, ds, q, k, v, add) -> tuple:
+    """One gradient per argument of ``forward``, each reduced to its input's shape
+    (arrays from ``backward_array``, Tensors from ``backward``)."""
+    return (
+        unbroadcast(dq, q.shape) if dq is not None and needs[0] else None,
+        unbroadcast(dk, k.shape) if dk is not None and needs[1] else None,
+        unbroadcast(dv, v.shape) if dv is not None and needs[2] else None,
+        unbroadcast(ds, add.shape) if ds is not None and needs[3] else None,
+        None,
+        None,
+        None,
+        None,
+        None,
+    )
 
 
 def attention_weights(q: Tensor, k: Tensor, add, allow, dropout_p: float, scale: float):

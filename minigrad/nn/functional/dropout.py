@@ -48,7 +48,7 @@ def dropout_mask(shape, dtype, p: float) -> np.ndarray:
     if n < PARALLEL_MIN_ELEMENTS or threads == 1:
         dropout_mask_fill(seed, threshold, value, 0, n, out)
     else:
-        from minigrad.threads import share
+        from minigrad.kernels.runtime import share
 
         bounds = [n * i // threads for i in range(threads + 1)]
         share(
