@@ -47,7 +47,7 @@ SEED = 0
 
 def keep_freed_memory() -> None:
     """glibc keeps freed memory for reuse, in both libraries' processes alike (what
-    ``minigrad train`` does; see ``minigrad.threads.keep_freed_memory``)."""
+    ``minigrad train`` does; see ``minigrad.keep_freed_memory``)."""
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):

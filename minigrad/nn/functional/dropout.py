@@ -16,7 +16,7 @@ import numpy as np
 from minigrad import random as _random
 from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor, as_tensor
-from minigrad.threads import get_num_threads
+from minigrad.kernels.runtime import get_num_threads
 
 __all__ = ["dropout"]
 
