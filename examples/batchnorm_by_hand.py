@@ -139,8 +139,15 @@ with mg.no_grad():
 X = mg.tensor(x, requires_grad=True)
 out = bn(X)
 out.backward(mg.tensor(dy))
-for tensor, expected in [(out, y), (X.grad, dx), (bn.weight.grad, dweight), (bn.bias.grad, dbias),
-                         (bn.running_mean, running_mean), (bn.running_var, running_var)]:  # fmt: skip
+checks = [
+    (out, y),
+    (X.grad, dx),
+    (bn.weight.grad, dweight),
+    (bn.bias.grad, dbias),
+    (bn.running_mean, running_mean),
+    (bn.running_var, running_var),
+]
+for tensor, expected in checks:
     assert np.allclose(tensor.numpy(), expected, rtol=1e-10, atol=1e-12)
 bn.eval()
 X = mg.tensor(x, requires_grad=True)

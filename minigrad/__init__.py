@@ -88,6 +88,7 @@ from minigrad.dtypes import (
     uint8,
 )
 from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
+from minigrad.kernels.runtime import get_num_threads, keep_freed_memory, set_num_threads
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
     abs,
     amax,
@@ -137,7 +138,6 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor
-from minigrad.kernels.runtime import get_num_threads, keep_freed_memory, set_num_threads
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001

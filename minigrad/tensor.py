@@ -38,8 +38,6 @@ SortResult = namedtuple("SortResult", ["values", "indices"])
 TopK = namedtuple("TopK", ["values", "indices"])
 
 
-
-
 def _array_from(data, dtype=None) -> np.ndarray:
     """Python data -> array, with PyTorch's defaults (Python floats become float32)."""
     dtype = dtypes.as_dtype(dtype)
@@ -191,7 +189,8 @@ class Tensor:
         value = bool(value)
         if value and self._data.dtype.kind != "f":
             raise RuntimeError(
-                f"only tensors of floating point dtype can require gradients, got {self._data.dtype}"
+                "only tensors of floating point dtype can require gradients, got "
+                f"{self._data.dtype}"
             )
         if not value and self.grad_fn is not None:
             raise RuntimeError(

@@ -84,8 +84,11 @@ def pre_norm(ax, s):
     box(ax, s, 2.1, "final norm", NORM, dashed=True)
     arrow(ax, [(s, 3.3), (s, 2.4)], STREAM, 2.5)
     arrow(ax, [(s, 1.8), (s, 1.3)], STREAM, 2.5)
-    ax.text(s + 1.0, 0.5, "no norm on the stream, a pure sum:\nx + attn(norm1(x)) + ffn(norm2(...));\n"
-            "one final norm after the last block", ha="center", fontsize=9.5)  # fmt: skip
+    note = (
+        "no norm on the stream, a pure sum:\nx + attn(norm1(x)) + ffn(norm2(...));\n"
+        "one final norm after the last block"
+    )
+    ax.text(s + 1.0, 0.5, note, ha="center", fontsize=9.5)
 
 
 def main() -> None:

@@ -46,8 +46,6 @@ _ndarray = np.ndarray
 _getrefcount = sys.getrefcount
 
 
-
-
 def _check_grad(node, index: int, grad, shape, dtype):
     """The engine's contract: a gradient has its tensor's shape (and dtype).
 

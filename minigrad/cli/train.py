@@ -53,7 +53,10 @@ def add_parser(sub) -> None:
         "--threads",
         type=int,
         metavar="N",
-        help="threads for matmuls and kernels (default: all cores; fewer can be faster on a busy machine)",
+        help=(
+            "threads for matmuls and kernels (default: all cores; fewer can be faster "
+            "on a busy machine)"
+        ),
     )
     for f in dataclasses.fields(TrainConfig):
         kind = {int: int, float: float}.get(type(f.default), str)
@@ -330,7 +333,8 @@ def run(args) -> int:
         metrics = trainer.evaluate()
     if trainer.task.kind == "text":
         print(
-            f"held-out loss {metrics['val_loss']:.4f} nats/char = {metrics['bits_per_char']:.3f} bits/char"
+            f"held-out loss {metrics['val_loss']:.4f} nats/char = "
+            f"{metrics['bits_per_char']:.3f} bits/char"
         )
         sample = trainer.sample_text(trainer.task.decode(trainer.task.val_data[:32]), 200)
         print("sample:\n" + sample)

@@ -212,7 +212,8 @@ def _checks(result: LabResult, depths, measured) -> None:
     deepest = depths[-1]
     sigma = unit["stream_rms"]["pre-norm", deepest]
     result.headline.append(
-        f"unit scale, pre-norm, {deepest} layers: the stream's RMS grows x{sigma[-1] / sigma[0]:.2f}"
+        f"unit scale, pre-norm, {deepest} layers: the stream's RMS grows "
+        f"x{sigma[-1] / sigma[0]:.2f}"
         f" from the first block to the last, and a layer's gradient goes as "
         f"RMS^{unit['sigma_exponents'][deepest]:.2f}"
     )

@@ -208,8 +208,9 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
         f"{seq_wrong:.2f} (input offsets up to {np.abs(seq['offsets']).max():.0f}); "
         f"transposed: {seq_right:.0e}",
         f"float16(1e-12) = {half['eps_1e-12_in_float16']:g}: on a constant row the float16 "
-        f"norm with eps 1e-12 gives {'NaN' if not np.isfinite(const['float16, eps 1e-12']) else const['float16, eps 1e-12']}; "
-        f"at noise 1e-3 and below its largest error is {errs['float16, eps 1e-12'][small].max():.2g}, "
+        f"norm with eps 1e-12 gives {_nan_or(const['float16, eps 1e-12'])}; "
+        "at noise 1e-3 and below its largest error is "
+        f"{errs['float16, eps 1e-12'][small].max():.2g}, "
         f"with eps 1e-5 {errs['float16, eps 1e-5'][small].max():.2g}, F.layer_norm on float16 "
         f"{errs['F.layer_norm, eps 1e-5'].max():.2g} at every scale",
         f"frozen BatchNorm, train mode: running mean moved {drift_train:+.2f} toward the "
@@ -348,3 +349,8 @@ def _plot(result: LabResult, folder) -> None:
         ax.legend(fontsize=7)
     fig.suptitle("norm pitfalls: the wrong way (red) next to the right way (blue)")
     result.files.append(save_figure(fig, folder / f"{NAME}.png"))
+
+
+def _nan_or(value: float):
+    """``"NaN"`` for a non-finite number, the number itself otherwise (for headlines)."""
+    return "NaN" if not np.isfinite(value) else value

@@ -156,7 +156,8 @@ def _plot(result: LabResult, folder, stats: dict, depth: int, fit: tuple) -> Non
               "pre-norm + final norm": "#9333ea"}  # fmt: skip
     # post-norm and the final norm both sit at 1: a wide pale line under a dashed one with
     # markers, so that neither hides the other
-    styles = {"none": dict(linestyle="-", linewidth=2), "pre-norm": dict(linestyle="-", linewidth=2),
+    styles = {"none": dict(linestyle="-", linewidth=2),
+              "pre-norm": dict(linestyle="-", linewidth=2),
               "post-norm": dict(linestyle="-", linewidth=5, alpha=0.45),
               "pre-norm + final norm": dict(linestyle="--", linewidth=1.5, marker="o",
                                             markersize=3, markevery=4)}  # fmt: skip

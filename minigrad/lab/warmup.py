@@ -127,8 +127,8 @@ def measure_grid(corpus_path, seed, lrs, depths, steps, progress=None) -> tuple[
             for placement in PLACEMENTS:
                 for warmup in (False, True):
                     if progress:
-                        progress(f"lr {lr:g}, {depth} blocks, {placement}, "
-                                 f"{'warmup' if warmup else 'no warmup'}: {steps} steps")  # fmt: skip
+                        what = "warmup" if warmup else "no warmup"
+                        progress(f"lr {lr:g}, {depth} blocks, {placement}, {what}: {steps} steps")
                     record, task = _train(corpus_path, seed, steps, lr, depth, placement, warmup)
                     grid[lr, depth, placement, warmup] = record["val_loss"]
     return grid, unigram_loss(task.train_data, task.val_data, task.vocab_size)
@@ -361,8 +361,8 @@ def _plot(result, folder) -> None:
     fig.set_layout_engine("none")
     fig.subplots_adjust(left=0.07, right=0.98, top=0.9, bottom=0.2, wspace=0.45, hspace=0.4)
     cax = fig.add_axes((0.25, 0.08, 0.5, 0.022))  # the colour scale, below the panels
-    fig.colorbar(image, cax=cax, orientation="horizontal",
-                 label=f"held-out loss (nats/char); {unigram:.2f} = letter frequencies only")  # fmt: skip
+    label = f"held-out loss (nats/char); {unigram:.2f} = letter frequencies only"
+    fig.colorbar(image, cax=cax, orientation="horizontal", label=label)
     fig.savefig(folder / f"{NAME}.png", dpi=110)
     result.files.append(folder / f"{NAME}.png")
 

@@ -46,8 +46,6 @@ __all__ = ["Module"]
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
-
-
 def _addindent(text: str, spaces: int) -> str:
     """Indent every line but the first (for nested reprs)."""
     lines = text.split("\n")

@@ -100,7 +100,8 @@ class Optimizer:
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
-                    f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}"
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(p).__name__}"
                 )
             if p.grad_fn is not None:
                 raise ValueError("can't optimize a non-leaf Tensor")
@@ -115,7 +116,8 @@ class Optimizer:
         for name, default in self.defaults.items():
             if default is required and name not in group:
                 raise ValueError(
-                    f"parameter group didn't specify a value of required optimization parameter {name}"
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
                 )
             group.setdefault(name, default)
         seen = {id(p) for g in self.param_groups for p in g["params"]}

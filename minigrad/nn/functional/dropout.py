@@ -15,8 +15,8 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.autograd.function import Function
-from minigrad.tensor import Tensor, as_tensor
 from minigrad.kernels.runtime import get_num_threads
+from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["dropout"]
 
