@@ -102,11 +102,39 @@ import math
 
 import numba as nb
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
+from minigrad.kernels.fast_exp import (
+    E0 as _E0,
+)
+from minigrad.kernels.fast_exp import (
+    E1 as _E1,
+)
+from minigrad.kernels.fast_exp import (
+    E2 as _E2,
+)
+from minigrad.kernels.fast_exp import (
+    E3 as _E3,
+)
+from minigrad.kernels.fast_exp import (
+    E4 as _E4,
+)
+from minigrad.kernels.fast_exp import (
+    E5 as _E5,
+)
+from minigrad.kernels.fast_exp import (
+    E6 as _E6,
+)
+from minigrad.kernels.fast_exp import (
+    LN2_HI as _LN2_HI,
+)
+from minigrad.kernels.fast_exp import (
+    LN2_LO as _LN2_LO,
+)
+from minigrad.kernels.fast_exp import (
+    LOG2E as _LOG2E,
+)
+from minigrad.kernels.fast_exp import fma as _fma
+from minigrad.kernels.fast_exp import pow2 as _pow2
 from minigrad.kernels.runtime import threads_for
 
 # Every kernel: (x, out, dydx) flat C-contiguous arrays of one dtype; an empty ``dydx``
@@ -175,49 +203,16 @@ def silu64(x, out, dydx):
             dydx[i] = s * (1.0 + v * s_c)
 
 
-# ---------------------------------------------------------------------- float32: vectorised
-@intrinsic
-def _fma(typingctx, a, b, c):
-    """a * b + c with one rounding (``llvm.fma``: one instruction with FMA hardware)."""
-    sig = types.float32(types.float32, types.float32, types.float32)
-
-    def codegen(context, builder, signature, args):
-        f32 = ir.FloatType()
-        fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(f32, [f32, f32, f32]), "llvm.fma.f32"
-        )
-        return builder.call(fn, args)
-
-    return sig, codegen
-
-
-@intrinsic
-def _pow2(typingctx, k):
-    """2.0 ** k as a float32, for an int32 -126 <= k <= 127: the bits (k + 127) << 23."""
-    sig = types.float32(types.int32)
-
-    def codegen(context, builder, signature, args):
-        i32 = ir.IntType(32)
-        bits = builder.shl(builder.add(args[0], ir.Constant(i32, 127)), ir.Constant(i32, 23))
-        return builder.bitcast(bits, ir.FloatType())
-
-    return sig, codegen
-
-
+# ------------------------------------- float32: vectorised (the exp pieces: fast_exp.py)
 _f32 = np.float32
 _ZERO, _HALF, _ONE = _f32(0.0), _f32(0.5), _f32(1.0)
-_LOG2E = _f32(1.0 / math.log(2.0))
-_LN2_HI = _f32(math.log(2.0))  # ln 2 = _LN2_HI + _LN2_LO to 2^-48
-_LN2_LO = _f32(math.log(2.0) - float(_LN2_HI))
 _LOG2E_64, _LN2_64 = 1.0 / math.log(2.0), math.log(2.0)
 
-# exp(r) and exp(r) / sqrt(2 pi) on |r| <= ln2 / 2: degree-6 minimax polynomials for
-# relative error, lowest degree first. Float32 coefficients, each rounded in turn with
-# the higher ones refitted: max error 0.05 ulp, and 0.48 ulp for the scaled one (the
+# exp(r) / sqrt(2 pi) on |r| <= ln2 / 2 (exp(r) itself: fast_exp.E0-E6): a degree-6
+# minimax polynomial for relative error, lowest degree first. Float32 coefficients,
+# each rounded in turn with the higher ones refitted: max error 0.48 ulp (the
 # rounding of its constant term, 1 / sqrt(2 pi), which the polynomial cannot absorb:
 # still better than a separate product, which may round by up to 1 ulp).
-_E0, _E1, _E2, _E3 = _f32(1.0), _f32(1.0), _f32(0.49999994), _f32(0.16666523)
-_E4, _E5, _E6 = _f32(0.041668292), _f32(0.008368532), _f32(0.0013818297)
 _G0, _G1, _G2, _G3 = _f32(0.3989423), _f32(0.3989423), _f32(0.19946955), _f32(0.06648908)
 _G4, _G5, _G6 = _f32(0.016655345), _f32(0.0033455691), _f32(0.00038591135)
 
