@@ -401,6 +401,13 @@ class Module:
     def cpu(self) -> Module:
         return self
 
+    def cuda(self, device=None) -> Module:
+        """Raises: minigrad runs on the CPU only (the message says what to do instead)."""
+        from minigrad.devices import check_device
+
+        check_device("cuda" if device is None else device, "Module.cuda")
+        return self
+
     # ------------------------------------------------------------------ state_dict
     def state_dict(
         self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False

@@ -251,3 +251,8 @@ def test_ddp_wraps_transparently_with_torch_keys(torch, monkeypatch):
     tkeys = list(torch.nn.DataParallel(tinner).state_dict())
     assert list(ddp.state_dict()) == tkeys == ["module.weight", "module.bias"]
     assert list(nn.DataParallel(inner).state_dict()) == tkeys
+
+
+def test_module_cuda_says_minigrad_runs_on_the_cpu():
+    with pytest.raises(RuntimeError, match="CPU only"):
+        mg.nn.Linear(2, 2).cuda()
