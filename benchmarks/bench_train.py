@@ -165,6 +165,13 @@ def torch_model(cfg: dict, dropout: float):
 def train_step(lib: str, config: str, dropout: float):
     """The harness's case function: one training step of ``config`` with ``lib``."""
     keep_freed_memory()
+    if lib == "minigrad" and "NUMBA_THREADING_LAYER" not in os.environ:
+        # what `minigrad train` does (its training_threading_layer): Numba's workqueue
+        # layer. On the default OpenMP layer, idle kernel workers spin and fight
+        # OpenBLAS's threads: the default model's step took 110 ms there, 17 ms here.
+        import minigrad as mg
+
+        mg.use_threading_layer("workqueue")
     cfg = CONFIGS[config]
     return (minigrad_model if lib == "minigrad" else torch_model)(cfg, dropout)
 

@@ -88,7 +88,12 @@ from minigrad.dtypes import (
     uint8,
 )
 from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
-from minigrad.kernels.runtime import get_num_threads, keep_freed_memory, set_num_threads
+from minigrad.kernels.runtime import (
+    get_num_threads,
+    keep_freed_memory,
+    set_num_threads,
+    use_threading_layer,
+)
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
     abs,
     amax,
@@ -288,6 +293,7 @@ __all__ = [
     "get_num_threads",
     "keep_freed_memory",
     "set_num_threads",
+    "use_threading_layer",
     # PyTorch-compatibility (minigrad/compat.py)
     "allclose",
     "argsort",

@@ -107,6 +107,9 @@ def run(args) -> int:
         return 0
     if args.name is None:
         raise CLIError("name an experiment, or 'all' (python -m minigrad lab --list shows them)")
+    from minigrad.cli.train import training_threading_layer
+
+    training_threading_layer()  # the experiments train models too
     if args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer, got {args.seed}")
     if args.name == "all":
