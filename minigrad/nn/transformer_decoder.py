@@ -148,17 +148,8 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
+    # self-attention then dropout1: the encoder layer's block (same attribute names)
+    _sa_block = TransformerEncoderLayer._sa_block
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal) -> Tensor:
         x = self.multihead_attn(
