@@ -14,11 +14,9 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
-from minigrad.autograd.grad_mode import _state
+from minigrad.autograd.grad_mode import _GradMode, _state
 from minigrad.functions.einsum import Einsum, parse
 from minigrad.tensor import Tensor, as_tensor
 
@@ -55,7 +53,7 @@ def get_float32_matmul_precision() -> str:
     return _MATMUL_PRECISION[0]
 
 
-class inference_mode:  # noqa: N801  (torch.inference_mode)
+class inference_mode(_GradMode):  # noqa: N801  (torch.inference_mode)
     """Disable graph recording, as ``torch.inference_mode``: ``with mg.inference_mode():``,
     ``@mg.inference_mode()`` or ``@mg.inference_mode``. ``mode=False`` changes nothing.
 
@@ -66,35 +64,16 @@ class inference_mode:  # noqa: N801  (torch.inference_mode)
     def __new__(cls, mode=True):
         self = super().__new__(cls)
         if callable(mode) and not isinstance(mode, bool):  # bare @mg.inference_mode
-            self._mode = True
+            self._on = True
             return self(mode)
-        self._mode = bool(mode)
+        self._on = bool(mode)
         return self
 
-    def __enter__(self):
-        self._prev = _state.enabled
-        if self._mode:
-            _state.enabled = False
-        return self
-
-    def __exit__(self, *exc):
-        _state.enabled = self._prev
-        return False
-
-    def __call__(self, func):
-        mode = self._mode
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            prev = _state.enabled
-            if mode:
-                _state.enabled = False
-            try:
-                return func(*args, **kwargs)
-            finally:
-                _state.enabled = prev
-
-        return wrapper
+    @property
+    def _mode(self) -> bool:
+        """The grad mode to set (``_GradMode`` does the rest): off in inference mode;
+        ``inference_mode(False)`` keeps the current one."""
+        return False if self._on else _state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
