@@ -22,14 +22,13 @@ compared (they must agree to 1e-6 with dropout 0).
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import subprocess
 import sys
 
 import numpy as np
-from harness import Case, main
+from harness import Case, main, set_allocator
 
 #: vocab, d_model, heads, seq, batch, d_ff, layers. "issue": the two configs of the issue
 #: this benchmark answers; "bench": this file's own; "default": ``minigrad train``'s model
@@ -43,17 +42,6 @@ CONFIGS = {
     "default": dict(vocab=11, d_model=64, heads=4, seq=16, batch=64, d_ff=256, layers=2),
 }
 SEED = 0
-
-
-def keep_freed_memory() -> None:
-    """glibc keeps freed memory for reuse, in both libraries' processes alike (what
-    ``minigrad train`` does; see ``minigrad.keep_freed_memory``)."""
-    try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
-    except (OSError, AttributeError):
-        return
-    mallopt(-3, 256 * 1024 * 1024)  # M_MMAP_THRESHOLD
-    mallopt(-1, 1024 * 1024 * 1024)  # M_TRIM_THRESHOLD
 
 
 def shared_weights(shapes: dict) -> dict:
@@ -163,8 +151,8 @@ def torch_model(cfg: dict, dropout: float):
 
 
 def train_step(lib: str, config: str, dropout: float):
-    """The harness's case function: one training step of ``config`` with ``lib``."""
-    keep_freed_memory()
+    """The harness's case function: one training step of ``config`` with ``lib`` (the
+    harness sets the allocator: ``keep`` here, what ``minigrad train`` does)."""
     if lib == "minigrad" and "NUMBA_THREADING_LAYER" not in os.environ:
         # what `minigrad train` does (its training_threading_layer): Numba's workqueue
         # layer. On the default OpenMP layer, idle kernel workers spin and fight
@@ -225,6 +213,7 @@ if {lib!r} == "torch":
     import torch
 else:
     import minigrad, numba  # numba and llvmlite: the run loads them (not counted as growth)
+b.set_allocator("keep")
 base = status("VmRSS")
 step = b.train_step({lib!r}, {config!r}, {dropout!r})
 for _ in range({steps}):
@@ -240,6 +229,7 @@ def profile(config: str) -> None:
     import cProfile
     import pstats
 
+    set_allocator("keep")
     step = train_step("minigrad", config, 0.0)
     for _ in range(3):
         step()
@@ -301,4 +291,5 @@ if __name__ == "__main__":
         extra_columns={"tokens/s (minigrad vs PyTorch)": _tokens_per_s},
         argv=argv,
         title="One AdamW training step, float32, each library in its own process",
+        allocator="keep",
     )

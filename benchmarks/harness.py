@@ -35,6 +35,15 @@ The benchmark file must not import minigrad or torch at module level (the worker
 imports it by path and checks that the other library stayed out). Keyword arguments
 travel as JSON: tuples arrive as lists.
 
+glibc's allocator is put in the same state in both workers before the case is built
+(``--allocator``, see ``set_allocator``): a fresh process returns a freed block of a few
+MiB to the system and faults its pages in again on the next call (about 3 ms a step for
+BatchNorm [4096, 256]), until some larger block has been freed once. Importing PyTorch
+frees such blocks; importing minigrad does not, and any real program (loading a
+dataset) does. ``warm`` (the default) frees one 31 MiB block in each worker, as such a
+program would; ``fresh`` leaves each process as its imports left it; ``keep`` is
+``minigrad.keep_freed_memory()`` (what ``minigrad train`` calls), in both workers alike.
+
 ``--same-process`` adds the one figure a same-process run is good for, labelled as
 such: how much each library slows down when the other one is imported and working in
 the same process (each worker then also runs the other library's callable between its
@@ -92,6 +101,30 @@ def geomean(values) -> float:
 
 
 # --------------------------------------------------------------------------- worker side
+ALLOCATORS = ("warm", "fresh", "keep")
+
+
+def set_allocator(mode: str) -> None:
+    """Put glibc's allocator in the state ``mode`` names (see the module doc); the same
+    call in both libraries' workers."""
+    import ctypes
+
+    import numpy as np
+
+    if mode == "warm":
+        # glibc raises its mmap and trim thresholds to the size of the largest mmapped
+        # block freed so far (up to 32 MiB): one such block, freed, as a program has done
+        block = np.ones(31 << 20, dtype=np.uint8)
+        del block
+    elif mode == "keep":
+        try:
+            mallopt = ctypes.CDLL("libc.so.6").mallopt
+        except (OSError, AttributeError):
+            return
+        mallopt(-3, 256 * 1024 * 1024)  # M_MMAP_THRESHOLD
+        mallopt(-1, 1024 * 1024 * 1024)  # M_TRIM_THRESHOLD
+
+
 def _set_threads(lib: str, threads: int) -> None:
     if lib == "torch":
         import torch
@@ -135,6 +168,7 @@ def _worker(args) -> None:
     other_lib = LIBS[1 - LIBS.index(args.lib)]
     fn = getattr(module, args.func)
     kwargs = json.loads(args.kwargs)
+    set_allocator(args.allocator)
     _set_threads(args.lib, args.threads)
     run = fn(args.lib, **kwargs)
     other = None
@@ -178,6 +212,8 @@ def _spawn(case: Case, lib: str, opts, with_other: bool = False) -> list:
         str(opts.samples),
         "--budget",
         str(opts.budget),
+        "--allocator",
+        opts.allocator,
     ]
     if with_other:
         cmd.append("--with-other")
@@ -196,9 +232,12 @@ def compare(
     budget: float = 2.0,
     same_process: bool = False,
     libs=None,
+    allocator: str = "warm",
 ) -> list:
     """Time every case, each library in its own process per round (see the module doc)."""
-    opts = argparse.Namespace(threads=threads, min_time=min_time, samples=samples, budget=budget)
+    opts = argparse.Namespace(
+        threads=threads, min_time=min_time, samples=samples, budget=budget, allocator=allocator
+    )
     libs = list(libs or (LIBS if torch_available() else ("minigrad",)))
     results = []
     for case in cases:
@@ -279,8 +318,15 @@ def report(results, extra_columns: dict | None = None, title: str | None = None)
             print(f"  {r.name}: {parts}")
 
 
-def main(cases, extra_columns: dict | None = None, argv=None, title: str | None = None):
-    """The command line every benchmark shares; returns the results."""
+def main(
+    cases,
+    extra_columns: dict | None = None,
+    argv=None,
+    title: str | None = None,
+    allocator: str = "warm",
+):
+    """The command line every benchmark shares; returns the results. ``allocator`` is
+    the benchmark's default ``--allocator``."""
     p = argparse.ArgumentParser(description=title or "minigrad vs PyTorch, separate processes")
     p.add_argument("--rounds", type=int, default=3, help="processes per library per case")
     p.add_argument("--threads", type=int, default=2)
@@ -293,6 +339,12 @@ def main(cases, extra_columns: dict | None = None, argv=None, title: str | None 
         action="store_true",
         help="add each library's slowdown beside the other in one process",
     )
+    p.add_argument(
+        "--allocator",
+        choices=ALLOCATORS,
+        default=allocator,
+        help=f"glibc's state in both workers (default {allocator}; see harness.py)",
+    )
     args = p.parse_args(argv)
     chosen = [c for c in cases if args.only is None or args.only in c.name]
     results = compare(
@@ -302,7 +354,9 @@ def main(cases, extra_columns: dict | None = None, argv=None, title: str | None 
         min_time=args.min_time,
         samples=args.samples,
         same_process=args.same_process,
+        allocator=args.allocator,
     )
+    print(f"allocator: {args.allocator} in both libraries' workers (see harness.py)")
     report(results, extra_columns, title)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
@@ -322,4 +376,5 @@ if __name__ == "__main__" and "--worker" in sys.argv:
     wp.add_argument("--samples", type=int, default=25)
     wp.add_argument("--budget", type=float, default=2.0)
     wp.add_argument("--with-other", action="store_true")
+    wp.add_argument("--allocator", choices=ALLOCATORS, default="warm")
     _worker(wp.parse_args())
