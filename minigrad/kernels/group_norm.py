@@ -44,19 +44,16 @@ def _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i):
     _, cg, s = x.shape
     n = cg * s
     flat = x[i].reshape(n)
-    total = 0.0
-    for j in range(n):
-        total += flat[j]
-    m0 = total / n
+    shift = np.float64(flat[0]) if n else 0.0  # one shifted pass, as layer_norm.py
     sum_d = 0.0
     sum_d2 = 0.0
     for j in range(n):
-        d = flat[j] - m0
+        d = flat[j] - shift
         sum_d += d
         sum_d2 += d * d
     mean_d = sum_d / n
     var = max(sum_d2 / n - mean_d * mean_d, 0.0)
-    mean[i] = m0 + mean_d
+    mean[i] = shift + mean_d
     rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
     m = mean[i]  # read back in x's dtype
     r = rstd[i]
@@ -108,15 +105,18 @@ def _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, 
 
 @numba.njit(**_JIT)
 def _add_chunks(partial, dweight, dbias):
-    """The chunks' sums added in one fixed order, whichever threads computed them."""
-    for c in range(partial.shape[2]):
-        sum_dw = 0.0
-        sum_db = 0.0
-        for k in range(partial.shape[0]):
-            sum_dw += partial[k, 0, c]
-            sum_db += partial[k, 1, c]
-        dweight[c] = sum_dw
-        dbias[c] = sum_db
+    """The chunks' sums added in one fixed order (chunk 0 first), whichever threads
+    computed them. Chunk by chunk, along its rows: walking down a column of ``partial``
+    instead misses the cache on every term (0.8 ms for [32, 2, 4096])."""
+    sum_dw = np.zeros(partial.shape[2])
+    sum_db = np.zeros(partial.shape[2])
+    for k in range(partial.shape[0]):
+        for j in range(partial.shape[2]):
+            sum_dw[j] += partial[k, 0, j]
+            sum_db[j] += partial[k, 1, j]
+    for j in range(partial.shape[2]):
+        dweight[j] = sum_dw[j]
+        dbias[j] = sum_db[j]
 
 
 @numba.njit(_FORWARD, **_PAR)

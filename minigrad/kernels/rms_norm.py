@@ -21,6 +21,7 @@ from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see _backward_chunk)
 _PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, ::1], {t}[::1], float64, {t}[:, ::1], {t}[::1])" for t in ("float32", "float64")
@@ -47,31 +48,45 @@ def _normalize_row(x, weight, eps, y, rstd, i):
 
 @numba.njit(**_JIT)
 def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sum of dweight."""
+    """Chunk k of the rows: their dx, and their sum of dweight: the row's sum (only dx
+    needs it), then dx and the row's dweight terms, added in x's dtype over blocks of
+    ``BLOCK_ROWS`` rows and the blocks into float64 (as ``layer_norm._backward_chunk``)."""
     rows, n = x.shape
     dw = partial[k]
     dw[:] = 0.0
-    for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
+    block_w = np.zeros(n, x.dtype)
+    lo = k * rows_per_chunk
+    hi = min(rows, lo + rows_per_chunk)
+    for i in range(lo, hi):
         r = rstd[i]
-        sum_g_xhat = 0.0
-        for j in range(n):
-            xhat = x[i, j] * r
-            sum_g_xhat += dy[i, j] * weight[j] * xhat
-            dw[j] += dy[i, j] * xhat
         if need_dx:
+            sum_g_xhat = 0.0
+            for j in range(n):
+                sum_g_xhat += dy[i, j] * weight[j] * (x[i, j] * r)
             c2 = x.dtype.type(sum_g_xhat / n)
             for j in range(n):
-                dx[i, j] = r * (dy[i, j] * weight[j] - x[i, j] * r * c2)
+                xhat = x[i, j] * r
+                block_w[j] += dy[i, j] * xhat
+                dx[i, j] = r * (dy[i, j] * weight[j] - xhat * c2)
+        else:
+            for j in range(n):
+                block_w[j] += dy[i, j] * (x[i, j] * r)
+        if (i - lo) % BLOCK_ROWS == BLOCK_ROWS - 1 or i == hi - 1:
+            for j in range(n):
+                dw[j] += block_w[j]
+                block_w[j] = 0.0
 
 
 @numba.njit(**_JIT)
 def _add_chunks(partial, dweight):
-    """The chunks' sums added in one fixed order, whichever threads computed them."""
+    """The chunks' sums added in one fixed order (chunk 0 first), whichever threads
+    computed them; chunk by chunk, as in ``layer_norm._add_chunks``."""
+    total = np.zeros(partial.shape[1])
+    for k in range(partial.shape[0]):
+        for j in range(partial.shape[1]):
+            total[j] += partial[k, j]
     for j in range(partial.shape[1]):
-        total = 0.0
-        for k in range(partial.shape[0]):
-            total += partial[k, j]
-        dweight[j] = total
+        dweight[j] = total[j]
 
 
 @numba.njit(_FORWARD, **_PAR)
