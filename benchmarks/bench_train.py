@@ -155,8 +155,8 @@ def train_step(lib: str, config: str, dropout: float):
     harness sets the allocator: ``keep`` here, what ``minigrad train`` does)."""
     if lib == "minigrad" and "NUMBA_THREADING_LAYER" not in os.environ:
         # what `minigrad train` does (its training_threading_layer): Numba's workqueue
-        # layer. On the default OpenMP layer, idle kernel workers spin and fight
-        # OpenBLAS's threads: the default model's step took 110 ms there, 17 ms here.
+        # layer (a little faster than the default OpenMP layer on a training step; run
+        # with NUMBA_THREADING_LAYER=omp to measure what a script of your own gets).
         import minigrad as mg
 
         mg.use_threading_layer("workqueue")

@@ -146,10 +146,11 @@ def _prepare_out(config, resuming: bool) -> None:
 
 def training_threading_layer() -> None:
     """Opt in to Numba's workqueue threading layer for a training run, unless the user
-    chose one (``NUMBA_THREADING_LAYER``). On OpenMP, idle kernel workers spin after each
-    kernel and fight OpenBLAS's matmul threads for the cores: the default model's step
-    measured 110 ms on 2 threads against 17 ms on workqueue (each library in its own
-    process; PyTorch 14 ms). Library code never makes this process-wide choice itself."""
+    chose one (``NUMBA_THREADING_LAYER``). Kernels stay on the calling thread near matrix
+    products on any layer (``runtime.products_ran``); what remains is a little faster on
+    workqueue: the default model's step measured 13-15 ms there against about 18 ms on
+    OpenMP (in one process, 2 threads). Library code never makes this process-wide
+    choice itself."""
     import os
 
     import minigrad as mg

@@ -15,6 +15,7 @@ from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
 from minigrad.functions.indexing import Where
+from minigrad.kernels.runtime import products_ran
 
 
 # ------------------------------------------------------------------ tensor (op) tensor
@@ -298,9 +299,11 @@ class MatMul(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         try:
-            return np.matmul(a._data, b._data)
+            out = np.matmul(a._data, b._data)
         except ValueError:
             raise _matmul_error(a._data.shape, b._data.shape) from None
+        products_ran()
+        return out
 
     @staticmethod
     def backward(ctx, g):
@@ -315,10 +318,12 @@ class MatMul(Function):
     def backward_array(ctx, g):
         a, b = ctx.saved_arrays
         a_needs, b_needs = ctx.needs_input_grad
-        return (
+        grads = (
             unbroadcast(np.matmul(g, b.swapaxes(-1, -2)), a.shape) if a_needs else None,
             unbroadcast(np.matmul(a.swapaxes(-1, -2), g), b.shape) if b_needs else None,
         )
+        products_ran()
+        return grads
 
 
 def _matmul_error(sa, sb) -> ValueError:

@@ -17,6 +17,7 @@ import string
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.kernels.runtime import products_ran
 
 
 def parse(equation: str, ndims: list[int]) -> tuple[list[str], str]:
@@ -69,7 +70,9 @@ class Einsum(Function):
         ctx.subs, ctx.out_sub = subs, out_sub
         ctx.save_for_backward(*operands)
         expr = ",".join(subs) + "->" + out_sub
-        return np.einsum(expr, *[t._data for t in operands], optimize=len(operands) > 2)
+        out = np.einsum(expr, *[t._data for t in operands], optimize=len(operands) > 2)
+        products_ran()  # einsum may contract with a BLAS product
+        return out
 
     @staticmethod
     def backward(ctx, g):

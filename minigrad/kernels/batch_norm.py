@@ -15,7 +15,8 @@ call the steps):
 
 forward
     1. (training) per chunk of examples and channel: the chunk's mean and sum of
-       squared deviations from it, two passes over a chunk that is still in cache;
+       squared deviations from it, from one pass over the chunk shifted by its first
+       value (as ``layer_norm.py``);
     2. one thread merges the chunks in order with Chan's formula
        ``M2 = sum_k M2_k + n_k (mean_k - mean)^2`` (accurate when the data sit on a
        large offset; bit-identical run to run) and forms per-channel ``scale = w rstd``;
@@ -60,39 +61,39 @@ _P = "float64[:, :, ::1]"  # the chunk sums
 def stats_rows(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C]: chunk k's mean and M2 (sum of squared deviations
     from that mean) per channel into ``partial[k, 0]`` and ``partial[k, 1]``
-    (``partial`` [chunks, 2, C], float64)."""
+    (``partial`` [chunks, 2, C], float64). One pass over ``d = x - x[lo]`` (shifted by
+    the chunk's first row; see the statistics note of ``layer_norm.py``)."""
     n, channels = x.shape
     chunks = partial.shape[0]
     for k in numba.prange(chunks):
         lo = k * rows_per_chunk
         hi = min(n, lo + rows_per_chunk)
         four = lo + (hi - lo) // 4 * 4
-        m = partial[k, 0]
-        m2 = partial[k, 1]
+        s1 = partial[k, 0]
+        s2 = partial[k, 1]
+        shift = np.empty(channels)
         for c in range(channels):
-            m[c] = 0.0
-            m2[c] = 0.0
+            shift[c] = x[lo, c] if hi > lo else 0.0
+            s1[c] = 0.0
+            s2[c] = 0.0
         for i in range(lo, four, 4):
             for c in range(channels):
-                s01 = np.float64(x[i, c]) + np.float64(x[i + 1, c])
-                s23 = np.float64(x[i + 2, c]) + np.float64(x[i + 3, c])
-                m[c] += s01 + s23
+                d0 = x[i, c] - shift[c]
+                d1 = x[i + 1, c] - shift[c]
+                d2 = x[i + 2, c] - shift[c]
+                d3 = x[i + 3, c] - shift[c]
+                s1[c] += (d0 + d1) + (d2 + d3)
+                s2[c] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)
         for i in range(four, hi):
             for c in range(channels):
-                m[c] += x[i, c]
+                d = x[i, c] - shift[c]
+                s1[c] += d
+                s2[c] += d * d
+        count = hi - lo
         for c in range(channels):
-            m[c] /= hi - lo
-        for i in range(lo, four, 4):
-            for c in range(channels):
-                d0 = x[i, c] - m[c]
-                d1 = x[i + 1, c] - m[c]
-                d2 = x[i + 2, c] - m[c]
-                d3 = x[i + 3, c] - m[c]
-                m2[c] += (d0 * d0 + d1 * d1) + (d2 * d2 + d3 * d3)
-        for i in range(four, hi):
-            for c in range(channels):
-                d = x[i, c] - m[c]
-                m2[c] += d * d
+            mean_d = s1[c] / count
+            s2[c] = max(s2[c] - count * mean_d * mean_d, 0.0)  # M2
+            s1[c] = shift[c] + mean_d  # the mean
 
 
 @numba.njit(_sigs("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
@@ -148,7 +149,8 @@ def input_grad_rows(dy, x, mean, a, b, d, dx):
 # -------------------------------------------------------------------- [N, C, L] layout
 @numba.njit(_sigs(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
 def stats_positions(x, rows_per_chunk, partial):
-    """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows``."""
+    """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows`` (shifted by the chunk's
+    first value of the channel)."""
     n, channels, length = x.shape
     chunks = partial.shape[0]
     for kc in numba.prange(chunks * channels):  # every (chunk, channel) on its own
@@ -156,18 +158,18 @@ def stats_positions(x, rows_per_chunk, partial):
         c = kc % channels
         lo = k * rows_per_chunk
         hi = min(n, lo + rows_per_chunk)
-        total = 0.0
+        shift = np.float64(x[lo, c, 0]) if hi > lo else 0.0
+        s1 = 0.0
+        s2 = 0.0
         for i in range(lo, hi):
             for p in range(length):
-                total += x[i, c, p]
-        m = total / ((hi - lo) * length)
-        sq = 0.0
-        for i in range(lo, hi):
-            for p in range(length):
-                dev = x[i, c, p] - m
-                sq += dev * dev
-        partial[k, 0, c] = m
-        partial[k, 1, c] = sq
+                d = x[i, c, p] - shift
+                s1 += d
+                s2 += d * d
+        count = (hi - lo) * length
+        mean_d = s1 / count
+        partial[k, 0, c] = shift + mean_d
+        partial[k, 1, c] = max(s2 - count * mean_d * mean_d, 0.0)
 
 
 @numba.njit(_sigs("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)

@@ -8,6 +8,13 @@ A fused kernel is a Numba function compiled with ``parallel=True`` (``prange``),
   second thread costs more than it saves. Measured on this 2-core VM, OpenMP layer, a
   LayerNorm forward on [6, 20]: 1.0 us serial, 2.5 us parallel on 1 thread, 5 us on 2;
   on [64, 64]: 6.6 / 9.8 us;
+- the serial twin, too, for ``BLAS_SPIN_SECONDS`` after a matrix product (minigrad's
+  matmul, linear, attention and einsum call ``products_ran()``): NumPy's OpenBLAS
+  workers spin that long after each product (one 2-thread product of [512, 512], then a
+  sleep: 97 ms of CPU burnt in the next 100 ms), and a 2-thread kernel would share a
+  core with one of them. A training step of ``minigrad train``'s default model took
+  122 ms with 2-thread kernels on Numba's default (OpenMP) layer, 22 ms on workqueue,
+  and 12.6 ms with the kernels on the calling thread (PyTorch: 18.6 ms);
 - else the parallel kernel on ``get_num_threads()`` threads (``mg.set_num_threads``,
   default: the number of cores). A kernel without a twin calls ``threads_for(size)``.
 
@@ -30,6 +37,7 @@ from __future__ import annotations
 import ctypes
 import os
 from threading import get_ident
+from time import perf_counter
 
 import numpy as np
 
@@ -40,12 +48,16 @@ __all__ = [
     "set_num_threads",
     "share",
     "parallel",
+    "products_ran",
     "threads_for",
     "use_threading_layer",
 ]
 
 #: Inputs with fewer elements than this run their kernel on the calling thread alone.
 PARALLEL_MIN_ELEMENTS = 1 << 15
+#: How long after a matrix product kernels stay on the calling thread (see above).
+BLAS_SPIN_SECONDS = 0.1
+_blas_spinning_until = 0.0  # perf_counter() until which OpenBLAS's workers spin
 
 _CORES = os.cpu_count() or 1  # read once: os.cpu_count() reads sysfs (~10 us a call)
 _threads = _CORES
@@ -75,11 +87,18 @@ def get_num_threads() -> int:
     return _threads
 
 
+def products_ran() -> None:
+    """Note that NumPy has just run a matrix product: for ``BLAS_SPIN_SECONDS``, kernels
+    and ``share`` stay on the calling thread (OpenBLAS's workers are spinning)."""
+    global _blas_spinning_until
+    _blas_spinning_until = perf_counter() + BLAS_SPIN_SECONDS
+
+
 def parallel(size: int) -> bool:
     """Whether a kernel over ``size`` elements should run in parallel; if so, Numba's
     thread count for this calling thread is set (Numba keeps it per thread; it is set
     only when it changes: ``numba.set_num_threads`` costs 1-2 us)."""
-    if size < PARALLEL_MIN_ELEMENTS or _threads == 1:
+    if size < PARALLEL_MIN_ELEMENTS or _threads == 1 or perf_counter() < _blas_spinning_until:
         return False
     thread = get_ident()
     if _numba_threads.get(thread) != _threads:
@@ -209,6 +228,8 @@ def share(task, count: int) -> None:
     """
     global _helpers
     helpers = min(get_num_threads(), count) - 1
+    if perf_counter() < _blas_spinning_until:
+        helpers = 0  # OpenBLAS's workers hold the other cores (see the module docstring)
     items = _Items(task, count)
     if helpers > 0:
         if _helpers is None:
