@@ -33,7 +33,7 @@ _BACKWARD = [
 ]
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
 def _normalize_row(x, weight, eps, y, rstd, i):
     """Row i: its rstd, then its output."""
     n = x.shape[1]
@@ -46,7 +46,7 @@ def _normalize_row(x, weight, eps, y, rstd, i):
         y[i, j] = x[i, j] * r * weight[j]
 
 
-@numba.njit(**_JIT)
+@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
 def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k):
     """Chunk k of the rows: their dx, and their sum of dweight: the row's sum (only dx
     needs it), then dx and the row's dweight terms, added in x's dtype over blocks of
