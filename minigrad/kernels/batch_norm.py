@@ -226,22 +226,27 @@ def input_grad_positions(dy, x, mean, a, b, d, dx):
 @numba.njit([f"void({_P}, int64, int64, int64, float64[::1], float64[::1])"], **_SERIAL)
 def merge_stats(partial, rows_per_chunk, n, length, mean, var):
     """Forward step 2: chunk means and M2s (``partial[:, 0]``, ``partial[:, 1]``) -> the
-    batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.)."""
+    batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.). The
+    loops run chunk by chunk along the channels: down the strided columns they missed
+    the cache on every term (50 us of a 500 us step at [4096, 256])."""
     chunks, channels = partial.shape[0], partial.shape[2]
     total = n * length
     for c in range(channels):
-        s = 0.0
-        for k in range(chunks):
-            count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
-            s += count * partial[k, 0, c]
-        m = s / total
-        m2 = 0.0
-        for k in range(chunks):
-            count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
-            dev = partial[k, 0, c] - m
-            m2 += partial[k, 1, c] + count * dev * dev
-        mean[c] = m
-        var[c] = m2 / total
+        mean[c] = 0.0
+        var[c] = 0.0
+    for k in range(chunks):
+        count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
+        for c in range(channels):
+            mean[c] += count * partial[k, 0, c]
+    for c in range(channels):
+        mean[c] /= total
+    for k in range(chunks):
+        count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
+        for c in range(channels):
+            dev = partial[k, 0, c] - mean[c]
+            var[c] += partial[k, 1, c] + count * dev * dev
+    for c in range(channels):
+        var[c] /= total
 
 
 @numba.njit(
@@ -276,12 +281,15 @@ def input_coefficients(partial, weight, rstd, count, training, dweight, dbias, a
     values per channel). In training dx = w r (dy - sum(dy)/m - xhat sum(dy xhat)/m),
     xhat = (x - mean) r."""
     chunks, channels = partial.shape[0], partial.shape[2]
+    sums_dy = np.zeros(channels)
+    sums_dy_xmu = np.zeros(channels)
+    for k in range(chunks):  # chunk by chunk, as merge_stats
+        for c in range(channels):
+            sums_dy[c] += partial[k, 0, c]
+            sums_dy_xmu[c] += partial[k, 1, c]
     for c in range(channels):
-        sum_dy = 0.0
-        sum_dy_xmu = 0.0
-        for k in range(chunks):
-            sum_dy += partial[k, 0, c]
-            sum_dy_xmu += partial[k, 1, c]
+        sum_dy = sums_dy[c]
+        sum_dy_xmu = sums_dy_xmu[c]
         r = np.float64(rstd[c])
         w = np.float64(weight[c])
         dweight[c] = sum_dy_xmu * r
