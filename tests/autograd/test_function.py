@@ -344,6 +344,10 @@ def _examples():
         F.group_norm(_normal((2, 4, 3), 11), 2, _pos((4,), 12), _normal((4,), 13)),
         F.batch_norm(_normal((5, 4), 14), None, None, _pos((4,), 15), None, training=True),
         F.cross_entropy(_normal((5, 4), 16), mg.tensor(np.array([0, 3, 1, 1, 2]))),
+        F.cross_entropy(
+            _normal((5, 4), 23), _normal((5, 4), 24).softmax(1), label_smoothing=0.1,
+            weight=mg.tensor(np.array([1.0, 2.0, 0.5, 1.0])),
+        ),  # fmt: skip
         F.scaled_dot_product_attention(
             _normal((2, 3, 4), 17), _normal((2, 5, 4), 18), _normal((2, 5, 4), 19)
         ),

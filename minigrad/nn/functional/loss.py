@@ -35,7 +35,6 @@ import numpy as np
 from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss"]
@@ -147,24 +146,36 @@ class CrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, g):
-        x, lse, target = ctx.saved_tensors
+        """On Tensors, differentiable in x, g and the target (used under create_graph)."""
+        x, _, target = ctx.saved_tensors
         shape = x._data.shape
         coef = _per_sample_coef(g, ctx.reduction, ctx.denom, shape)
         x_needs, t_needs = ctx.needs_input_grad[:2]
         gx = gt = None
         if x_needs:
-            if is_grad_enabled():  # create_graph: differentiable in x, g (and the target)
-                q = _dense_q(ctx, target, shape, x._data.dtype)
-                p = x.softmax(1)
-                gx = coef * (p * q.sum(1, keepdim=True) - q)
-            else:
-                gx = constant(_fast_grad_x(ctx, x._data, lse._data, coef._data, target._data))
+            q = _dense_q(ctx, target, shape, x._data.dtype)
+            gx = coef * (x.softmax(1) * q.sum(1, keepdim=True) - q)
         if t_needs:  # probability targets: dl/dt_ic = -(1 - eps) w_c log p_ic
-            logp = x.log_softmax(1) if is_grad_enabled() else constant(x._data - lse._data)
-            scale = 1.0 - ctx.eps
+            logp = x.log_softmax(1)
             if ctx.weight is not None:
                 logp = logp * constant(_weight_along_classes(ctx.weight, len(shape)))
-            gt = coef * logp * -scale
+            gt = coef * logp * -(1.0 - ctx.eps)
+        return gx, gt, None, None, None, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        """The same gradients on arrays (the engine's path without create_graph): dx in
+        one fresh array, with no dense target distribution for index targets."""
+        x, lse, target = ctx.saved_arrays
+        coef = _per_sample_coef(g, ctx.reduction, ctx.denom, x.shape)
+        x_needs, t_needs = ctx.needs_input_grad[:2]
+        gx = _fast_grad_x(ctx, x, lse, coef, target) if x_needs else None
+        gt = None
+        if t_needs:
+            logp = x - lse
+            if ctx.weight is not None:
+                logp = logp * _weight_along_classes(ctx.weight, x.ndim)
+            gt = coef * logp * -(1.0 - ctx.eps)
         return gx, gt, None, None, None, None
 
 
