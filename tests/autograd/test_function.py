@@ -345,7 +345,9 @@ def _examples():
         F.batch_norm(_normal((5, 4), 14), None, None, _pos((4,), 15), None, training=True),
         F.cross_entropy(_normal((5, 4), 16), mg.tensor(np.array([0, 3, 1, 1, 2]))),
         F.cross_entropy(
-            _normal((5, 4), 23), _normal((5, 4), 24).softmax(1), label_smoothing=0.1,
+            _normal((5, 4), 23),
+            _normal((5, 4), 24).softmax(1),
+            label_smoothing=0.1,
             weight=mg.tensor(np.array([1.0, 2.0, 0.5, 1.0])),
         ),  # fmt: skip
         F.scaled_dot_product_attention(
