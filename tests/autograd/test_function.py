@@ -349,7 +349,7 @@ def _examples():
             _normal((5, 4), 24).softmax(1),
             label_smoothing=0.1,
             weight=mg.tensor(np.array([1.0, 2.0, 0.5, 1.0])),
-        ),  # fmt: skip
+        ),
         F.scaled_dot_product_attention(
             _normal((2, 3, 4), 17), _normal((2, 5, 4), 18), _normal((2, 5, 4), 19)
         ),
