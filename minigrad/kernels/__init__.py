@@ -16,5 +16,7 @@ Conventions (after numbagg):
   float64 row, and the wrapper adds the rows in order: bit-identical on every run and
   any thread count.
 - Numba's cache does not notice edits to a jitted helper imported from another module,
-  so each kernel module keeps its jitted helpers to itself.
+  so each kernel module keeps its jitted helpers to itself; the one exception is
+  ``fast_exp.py`` (the vectorizable exp of the activation and attention kernels, see
+  its docstring).
 """

@@ -103,38 +103,10 @@ import math
 import numba as nb
 import numpy as np
 
-from minigrad.kernels.fast_exp import (
-    E0 as _E0,
-)
-from minigrad.kernels.fast_exp import (
-    E1 as _E1,
-)
-from minigrad.kernels.fast_exp import (
-    E2 as _E2,
-)
-from minigrad.kernels.fast_exp import (
-    E3 as _E3,
-)
-from minigrad.kernels.fast_exp import (
-    E4 as _E4,
-)
-from minigrad.kernels.fast_exp import (
-    E5 as _E5,
-)
-from minigrad.kernels.fast_exp import (
-    E6 as _E6,
-)
-from minigrad.kernels.fast_exp import (
-    LN2_HI as _LN2_HI,
-)
-from minigrad.kernels.fast_exp import (
-    LN2_LO as _LN2_LO,
-)
-from minigrad.kernels.fast_exp import (
-    LOG2E as _LOG2E,
-)
+from minigrad.kernels.fast_exp import exp_poly as _exp_poly
 from minigrad.kernels.fast_exp import fma as _fma
 from minigrad.kernels.fast_exp import pow2 as _pow2
+from minigrad.kernels.fast_exp import reduce_ln2 as _reduce
 from minigrad.kernels.runtime import threads_for
 
 # Every kernel: (x, out, dydx) flat C-contiguous arrays of one dtype; an empty ``dydx``
@@ -229,31 +201,10 @@ _K2 = 2.0 * _SQRT_2_OVER_PI  # 2u = _K2 x (1 + 0.044715 x^2), in float64
 
 
 @nb.njit(**_INLINE32)
-def _reduce(t, t_lo):
-    """t + t_lo = k ln2 + r with |r| <= ln2 / 2 (t <= 0, t_lo a tiny correction)."""
-    k = np.int32(t * _LOG2E - _HALF)  # nearest integer (t <= 0: truncation after -0.5)
-    kf = np.float32(k)
-    r = _fma(kf, -_LN2_HI, t)  # exact product, one rounding: error < 2^-26
-    r = _fma(kf, -_LN2_LO, r) + t_lo
-    return k, r
-
-
-@nb.njit(**_INLINE32)
 def _split_pow2(k):
     """2^k = s1 * s2 for -252 <= k <= 0, both factors normal floats."""
     k1 = k >> 1
     return _pow2(k1), _pow2(k - k1)
-
-
-@nb.njit(**_INLINE32)
-def _exp_poly(r):
-    """exp(r) for |r| <= ln2 / 2."""
-    p = _E6 * r + _E5
-    p = p * r + _E4
-    p = p * r + _E3
-    p = p * r + _E2
-    p = p * r + _E1
-    return p * r + _E0
 
 
 @nb.njit(**_INLINE32)

@@ -37,37 +37,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from minigrad.kernels.fast_exp import (
-    E0 as _E0,
-)
-from minigrad.kernels.fast_exp import (
-    E1 as _E1,
-)
-from minigrad.kernels.fast_exp import (
-    E2 as _E2,
-)
-from minigrad.kernels.fast_exp import (
-    E3 as _E3,
-)
-from minigrad.kernels.fast_exp import (
-    E4 as _E4,
-)
-from minigrad.kernels.fast_exp import (
-    E5 as _E5,
-)
-from minigrad.kernels.fast_exp import (
-    E6 as _E6,
-)
-from minigrad.kernels.fast_exp import (
-    LN2_HI as _LN2_HI,
-)
-from minigrad.kernels.fast_exp import (
-    LN2_LO as _LN2_LO,
-)
-from minigrad.kernels.fast_exp import (
-    LOG2E as _LOG2E,
-)
-from minigrad.kernels.fast_exp import fma as _fma
+from minigrad.kernels.fast_exp import exp_poly, reduce_ln2
 from minigrad.kernels.fast_exp import pow2 as _pow2
 
 FASTMATH = {"reassoc", "contract"}  # the row sums use SIMD lanes; NaN / inf kept
@@ -80,7 +50,7 @@ _VEC = 16
 
 # ------------------------------------------------- a vectorizable exp (see fast_exp.py)
 _f32 = np.float32
-_HALF, _ZERO = _f32(0.5), _f32(0.0)
+_ZERO = _f32(0.0)
 _LOW = _f32(-87.0)  # exp(-87) = 1.6e-38, the smallest normal float32 is 1.2e-38
 
 
@@ -95,16 +65,8 @@ def _exp_nonpositive(t):
 
         def impl(t):
             c = max(t, _LOW)  # also turns -inf and NaN-free underflow into a safe input
-            k = np.int32(c * _LOG2E - _HALF)  # nearest integer (c <= 0)
-            kf = np.float32(k)
-            r = _fma(kf, -_LN2_HI, c)
-            r = _fma(kf, -_LN2_LO, r)
-            p = _E6 * r + _E5
-            p = p * r + _E4
-            p = p * r + _E3
-            p = p * r + _E2
-            p = p * r + _E1
-            p = p * r + _E0
+            k, r = reduce_ln2(c, _ZERO)
+            p = exp_poly(r)
             y = p * _pow2(k)
             return y if t >= _LOW else _ZERO
 
