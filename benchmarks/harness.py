@@ -116,8 +116,8 @@ def set_allocator(mode: str) -> None:
         # block freed so far (up to 32 MiB): one such block, freed, as a program has done
         block = np.ones(31 << 20, dtype=np.uint8)
         del block
-    elif mode == "keep":
-        try:
+    elif mode == "keep":  # minigrad.keep_freed_memory's calls: the torch worker may
+        try:  # not import minigrad
             mallopt = ctypes.CDLL("libc.so.6").mallopt
         except (OSError, AttributeError):
             return

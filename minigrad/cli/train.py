@@ -149,7 +149,7 @@ def training_threading_layer() -> None:
     chose one (``NUMBA_THREADING_LAYER``). Kernels stay on the calling thread near matrix
     products on any layer (``runtime.products_ran``); what remains is a little faster on
     workqueue: the default model's step measured 13-15 ms there against about 18 ms on
-    OpenMP (in one process, 2 threads). Library code never makes this process-wide
+    OpenMP (minigrad alone in its process, 2 threads). Library code never makes this process-wide
     choice itself."""
     import os
 
