@@ -133,6 +133,46 @@ def test_mul_kernel():
     np.testing.assert_array_equal(out, a * a)
 
 
+@pytest.mark.parametrize("name", ["gelu32", "silu32", "gelu_tanh32"])
+@pytest.mark.parametrize("with_derivative", [True, False])
+def test_each_serial_twin_writes_the_bits_of_its_parallel_kernel(name, with_derivative, rng):
+    x = (rng.standard_normal(70_000) * 6).astype(np.float32)
+    x[:4] = [np.nan, np.inf, -np.inf, -0.0]
+    outs = []
+    for kernel in (getattr(K, name), getattr(K, name + "_serial")):
+        y = np.empty_like(x)
+        d = np.empty_like(x) if with_derivative else x[:0]
+        kernel(x, y, d)
+        outs.append((y, d))
+    for got, want in zip(outs[1], outs[0]):
+        np.testing.assert_array_equal(got, want)  # NaN where NaN, -0.0 kept (same bits)
+        assert got.tobytes() == want.tobytes()
+
+
+def test_the_serial_mul_twin_multiplies_as_numpy():
+    a = np.linspace(-3, 3, 1001, dtype=np.float64)
+    out = np.empty_like(a)
+    K.mul_serial(a, a[::-1].copy(), out)
+    np.testing.assert_array_equal(out, a * a[::-1])
+
+
+def test_run_calls_the_serial_twin_when_the_runtime_says_serial(monkeypatch):
+    from minigrad.kernels import runtime
+
+    calls = []
+    monkeypatch.setitem(K._SERIAL, K.mul, lambda *arrays: calls.append("serial"))
+    a = np.ones(runtime.PARALLEL_MIN_ELEMENTS, dtype=np.float32)
+    out = np.empty_like(a)
+    monkeypatch.setattr(runtime, "_blas_spinning_until", 0.0)
+    monkeypatch.setattr(K, "parallel", lambda size: False)
+    K.run(K.mul, a, a, out)
+    assert calls == ["serial"]
+    monkeypatch.setattr(K, "parallel", lambda size: True)
+    out[:] = 0
+    K.run(K.mul, a, a, out)  # the parallel kernel itself
+    assert calls == ["serial"] and (out == 1).all()
+
+
 def test_float64_kernels_match_math(rng):
     """Relative accuracy everywhere, including the far negative tail (no 1 + erf cancellation)."""
     x = rng.standard_normal(2000) * 5
