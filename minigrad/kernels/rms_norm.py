@@ -48,9 +48,10 @@ def _normalize_row(x, weight, eps, y, rstd, i):
 
 @numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
 def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sum of dweight: the row's sum (only dx
-    needs it), then dx and the row's dweight terms, added in x's dtype over blocks of
-    ``BLOCK_ROWS`` rows and the blocks into float64 (as ``layer_norm._backward_chunk``)."""
+    """Chunk k of the rows: their dx, and their sum of dweight: one pass forms the row's
+    sum (only dx needs it) and adds its dweight terms, a second writes dx; the terms are
+    added in x's dtype over blocks of ``BLOCK_ROWS`` rows and the blocks into float64 (as
+    ``layer_norm._backward_chunk``)."""
     rows, n = x.shape
     dw = partial[k]
     dw[:] = 0.0
@@ -59,18 +60,16 @@ def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k
     hi = min(rows, lo + rows_per_chunk)
     for i in range(lo, hi):
         r = rstd[i]
+        sum_g_xhat = 0.0
+        for j in range(n):
+            xhat = x[i, j] * r
+            block_w[j] += dy[i, j] * xhat
+            sum_g_xhat += dy[i, j] * weight[j] * xhat
         if need_dx:
-            sum_g_xhat = 0.0
-            for j in range(n):
-                sum_g_xhat += dy[i, j] * weight[j] * (x[i, j] * r)
             c2 = x.dtype.type(sum_g_xhat / n)
             for j in range(n):
                 xhat = x[i, j] * r
-                block_w[j] += dy[i, j] * xhat
                 dx[i, j] = r * (dy[i, j] * weight[j] - xhat * c2)
-        else:
-            for j in range(n):
-                block_w[j] += dy[i, j] * (x[i, j] * r)
         if (i - lo) % BLOCK_ROWS == BLOCK_ROWS - 1 or i == hi - 1:
             for j in range(n):
                 dw[j] += block_w[j]
