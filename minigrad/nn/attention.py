@@ -7,8 +7,8 @@ Each of the H heads attends in its own subspace of size ``head_dim = E / H``::
     O_h = softmax(Q_h K_h^T / sqrt(hd) + M) V_h                           # (N, H, L, hd)
     out = concat_h(O_h) W_o^T + b_o                                       # (N, L, E)
 
-``W_q, W_k, W_v`` are stacked in one ``in_proj_weight`` [3E, E] (one matmul for all
-three in self-attention), unless ``kdim`` / ``vdim`` differ from ``embed_dim``: then they
+``W_q, W_k, W_v`` are stacked in one ``in_proj_weight`` [3E, E] (one parameter for the
+three, as in PyTorch), unless ``kdim`` / ``vdim`` differ from ``embed_dim``: then they
 are the separate ``q_proj_weight`` [E, E], ``k_proj_weight`` [E, kdim] and
 ``v_proj_weight`` [E, vdim]. ``W_o, b_o`` are ``out_proj`` (a ``Linear``). Each
 projection is its own matmul (on a row slice of ``in_proj_weight``), so Q, K and V come
