@@ -25,8 +25,8 @@ Design notes (measured on the 2-core VM, float32, one layer of the benchmark mod
   Float64 uses ``math.exp``.
 - A row whose every key is masked (maximum ``-inf``) gets all-zero weights, so its
   output is zero and no gradient flows through it (as PyTorch's SDPA does).
-- The kernels are serial and release the GIL: the wrapper shares the blocks among
-  threads (``minigrad.kernels.runtime.share``). ``bias`` and ``keep`` are absent when empty;
+- The kernels are serial (and release the GIL); the wrapper runs every block on the
+  calling thread (see ``_run_blocks`` there). ``bias`` and ``keep`` are absent when empty;
   ``bias`` may have any strides (a broadcast mask has stride 0).
 """
 

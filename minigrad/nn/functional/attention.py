@@ -49,17 +49,13 @@ from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
-from minigrad.kernels.runtime import get_num_threads, products_ran
+from minigrad.kernels.runtime import products_ran
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.tensor import Tensor
 
 __all__ = ["scaled_dot_product_attention"]
 
 _KERNEL_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-#: Score arrays smaller than this run on the calling thread (waking a helper costs
-#: more than it saves).
-PARALLEL_MIN_ELEMENTS = 1 << 16
 
 
 @functools.lru_cache(maxsize=32)
@@ -90,19 +86,14 @@ def _as_blocks(a: np.ndarray) -> np.ndarray:
 
 
 def _run_blocks(kernel, scores: np.ndarray, *args) -> None:
-    """``kernel(*args, first, last, ...)`` over the (batch, head) blocks of ``scores``,
-    shared among ``mg.get_num_threads()`` threads when the scores are large."""
+    """``kernel(*args, first, last, ...)`` over every (batch, head) block of ``scores``,
+    on the calling thread. The kernels always run right after a matrix product (the
+    scores, or dO V^T), while OpenBLAS's idle workers spin on the other cores
+    (``runtime.products_ran``): sharing the blocks among threads there measured 0.99x the
+    time of a training step, so they are not shared."""
     blocks = scores.shape[0] * scores.shape[1]
     head, tail = args[:-1], args[-1]
-    threads = get_num_threads()
-    if scores.size < PARALLEL_MIN_ELEMENTS or threads == 1 or blocks == 1:
-        kernel(*head, 0, blocks, *tail)
-        return
-    from minigrad.kernels.runtime import share
-
-    items = min(blocks, 2 * threads)
-    bounds = [blocks * i // items for i in range(items + 1)]
-    share(lambda i: kernel(*head, bounds[i], bounds[i + 1], *tail), items)
+    kernel(*head, 0, blocks, *tail)
 
 
 def _softmax_rows(scores, bias, keep, scale, causal):
