@@ -147,10 +147,10 @@ def _prepare_out(config, resuming: bool) -> None:
 def training_threading_layer() -> None:
     """Opt in to Numba's workqueue threading layer for a training run, unless the user
     chose one (``NUMBA_THREADING_LAYER``). Kernels stay on the calling thread near matrix
-    products on any layer (``runtime.products_ran``); what remains is a little faster on
-    workqueue: the default model's step measured 13-15 ms there against about 18 ms on
-    OpenMP (minigrad alone in its process, 2 threads). Library code never makes this process-wide
-    choice itself."""
+    products on any layer (``runtime.products_ran``), so the two layers measure within
+    the noise of each other: the default model's step took 11.9-13.5 ms on workqueue and
+    11.5-16.6 ms on OpenMP (minigrad alone in its process, 2 threads, three processes
+    each). Library code never makes this process-wide choice itself."""
     import os
 
     import minigrad as mg

@@ -89,10 +89,11 @@ used: ``nnan`` / ``ninf`` (NaN in must give NaN out), ``reassoc`` (it may reorde
 products with 2^k that keep subnormal results right; with ``nsz`` it measured 7% faster
 for GELU, 17% for SiLU), ``arcp`` / ``afn`` (no effect).
 
-Each kernel's loop is a ``prange`` (``parallel=True``). The float32 kernels and ``mul``
-(the ones a training step runs) have a twin ``*_serial``, the same loop with ``range``,
-which ``run`` calls when ``runtime.parallel`` says no (small arrays, one thread, or just
-after a matrix product): a parallel kernel launched on one thread still pays its
+Each kernel's loop is a ``prange`` (``parallel=True``). The float32 kernels (the ones a
+training step runs) have a twin ``*_serial``, the same loop with ``range``, and ``mul``
+has NumPy's product; ``run`` calls the twin when ``runtime.parallel`` says no (small
+arrays, one thread, or just after a matrix product): a parallel kernel launched on one
+thread still pays its
 threading layer's launch, about 2 us on OpenMP and 150-400 us on workqueue (measured on
 the 2-core VM; ``minigrad train`` uses workqueue). The float64 kernels (libm, about
 25 ns an element) keep one parallel kernel and ``runtime.threads_for``. The signatures
@@ -410,16 +411,10 @@ def mul(a, b, out):
         out[i] = a[i] * b[i]
 
 
-@nb.njit(_SIG32 + _SIG64, **_JIT)
-def mul_serial(a, b, out):
-    """``mul`` on the calling thread (see ``run``)."""
-    for i in range(a.size):
-        out[i] = a[i] * b[i]
-
-
-#: The serial twin of each kernel that has one.
+#: The serial twin of each kernel that has one (for ``mul``, NumPy's product: as fast
+#: as a serial loop).
 _SERIAL = {gelu32: gelu32_serial, silu32: silu32_serial, gelu_tanh32: gelu_tanh32_serial,
-           mul: mul_serial}  # fmt: skip
+           mul: np.multiply}  # fmt: skip
 
 
 def run(kernel, *arrays) -> None:

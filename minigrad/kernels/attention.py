@@ -25,8 +25,10 @@ Design notes (measured on the 2-core VM, float32, one layer of the benchmark mod
   Float64 uses ``math.exp``.
 - A row whose every key is masked (maximum ``-inf``) gets all-zero weights, so its
   output is zero and no gradient flows through it (as PyTorch's SDPA does).
-- The kernels are serial (and release the GIL); the wrapper runs every block on the
-  calling thread (see ``_run_blocks`` there). ``bias`` and ``keep`` are absent when empty;
+- The kernels are serial: they always run right after a matrix product (the scores,
+  or dO V^T), while OpenBLAS's idle workers spin on the other core
+  (``runtime.products_ran``), and sharing their blocks between two threads there
+  measured 0.99x the time of a training step. ``bias`` and ``keep`` are absent when empty;
   ``bias`` may have any strides (a broadcast mask has stride 0).
 """
 
@@ -83,9 +85,9 @@ def _signatures(kind: str) -> list:
         rows = types.Array(dtype, 4, "C")
         if kind == "forward":
             bias = types.Array(dtype, 4, "A", readonly=True)
-            args = (rows, bias, rows, types.float64, types.boolean, types.int64, types.int64, rows)
+            args = (rows, bias, rows, types.float64, types.boolean, rows)
         else:
-            args = (rows, rows, rows, types.float64, types.boolean, types.int64, types.int64)
+            args = (rows, rows, rows, types.float64, types.boolean)
         sigs.append(types.void(*args))
     return sigs
 
@@ -95,15 +97,14 @@ _BWD = _signatures("backward")
 
 
 @numba.njit(_FWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
-def softmax_forward(x, bias, keep, scale, causal, first, last, pd):
-    """Blocks ``first .. last - 1`` (flat over x's two batch dims): ``x`` [B1, B2, L, S]
-    holds the raw scores ``q . k`` and is overwritten with the weights ``p``; ``pd``
-    gets ``p * keep`` when ``keep`` is not empty."""
+def softmax_forward(x, bias, keep, scale, causal, pd):
+    """``x`` [B1, B2, L, S] holds the raw scores ``q . k`` and is overwritten with the
+    weights ``p``; ``pd`` gets ``p * keep`` when ``keep`` is not empty."""
     heads, L, S = x.shape[1], x.shape[2], x.shape[3]
     has_bias, has_keep = bias.size > 0, keep.size > 0
     sc = x.dtype.type(scale)
     zero = x.dtype.type(0.0)
-    for blk in range(first, last):
+    for blk in range(x.shape[0] * heads):
         n, h = blk // heads, blk % heads
         for i in range(L):
             row = x[n, h, i]
@@ -143,15 +144,15 @@ def softmax_forward(x, bias, keep, scale, causal, first, last, pd):
 
 
 @numba.njit(_BWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
-def softmax_backward(p, keep, g, out_scale, causal, first, last):
-    """Blocks ``first .. last - 1``: overwrite ``g`` (the gradient of the weights after
-    dropout, [B1, B2, L, S]) with the scores' gradient times ``out_scale``; ``keep`` is
-    the dropout mask (empty without dropout)."""
+def softmax_backward(p, keep, g, out_scale, causal):
+    """Overwrite ``g`` (the gradient of the weights after dropout, [B1, B2, L, S]) with
+    the scores' gradient times ``out_scale``; ``keep`` is the dropout mask (empty without
+    dropout)."""
     heads, L, S = p.shape[1], p.shape[2], p.shape[3]
     has_keep = keep.size > 0
     sc = p.dtype.type(out_scale)
     zero = p.dtype.type(0.0)
-    for blk in range(first, last):
+    for blk in range(p.shape[0] * heads):
         n, h = blk // heads, blk % heads
         for i in range(L):
             prow = p[n, h, i]

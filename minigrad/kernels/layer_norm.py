@@ -80,7 +80,7 @@ def _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, part
 
     Row by row: one pass over x and dy forms the row's two sums (only dx needs them)
     and adds its dweight and dbias terms; a second pass, the row still in cache, writes
-    dx (adding the terms in the second pass instead measured 4-11% slower). The terms
+    dx (adding the terms in the second pass instead measured 5-10% slower). The terms
     are added in x's dtype over blocks of ``BLOCK_ROWS`` rows, and the blocks into the
     chunk's float64 rows of ``partial``: each float32 sum has only ``BLOCK_ROWS`` terms,
     and wide rows keep their running sums in half the cache (backward of [512, 4096]:

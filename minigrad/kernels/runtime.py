@@ -217,9 +217,10 @@ def share(task, count: int) -> None:
     ``get_num_threads() - 1`` helper threads; return when every item has run.
 
     For work split into calls that release the GIL but are not one ``prange`` kernel
-    (dropout's mask, filled in slices by a serial kernel); kernels use ``prange``. Each thread takes the next item when it is
-    free; the caller starts at once and never waits for a helper that has not started
-    (on this 2-core VM a sleeping thread took 0.1 to several ms to wake). An exception
+    (dropout's mask, filled in slices by a serial kernel); kernels use ``prange``. Each
+    thread takes the next item when it is free; the caller starts at once and never
+    waits for a helper that has not started (on this 2-core VM a sleeping thread took
+    0.1 to several ms to wake). An exception
     from any item is raised here, after the items already taken have finished.
 
     Example::

@@ -85,17 +85,6 @@ def _as_blocks(a: np.ndarray) -> np.ndarray:
     return a.reshape((-1, lead[-1]) + a.shape[-2:])
 
 
-def _run_blocks(kernel, scores: np.ndarray, *args) -> None:
-    """``kernel(*args, first, last, ...)`` over every (batch, head) block of ``scores``,
-    on the calling thread. The kernels always run right after a matrix product (the
-    scores, or dO V^T), while OpenBLAS's idle workers spin on the other cores
-    (``runtime.products_ran``): sharing the blocks among threads there measured 0.99x the
-    time of a training step, so they are not shared."""
-    blocks = scores.shape[0] * scores.shape[1]
-    head, tail = args[:-1], args[-1]
-    kernel(*head, 0, blocks, *tail)
-
-
 def _softmax_rows(scores, bias, keep, scale, causal):
     """The NumPy twin of the forward kernel (dtypes it has no signature for): P in
     place in ``scores``; returns P * keep (P itself without dropout)."""
@@ -171,7 +160,7 @@ def _weights_arrays(q, k, bias, causal, scale, dropout_p, out_batch):
         b4.flags.writeable = False  # the kernel's signature takes a read-only bias
     k4 = empty if keep is None else _as_blocks(keep)
     pd4 = empty if keep is None else np.empty_like(x4)
-    _run_blocks(_kernels().softmax_forward, x4, x4, b4, k4, float(scale), bool(causal), (pd4,))
+    _kernels().softmax_forward(x4, b4, k4, float(scale), bool(causal), pd4)
     return scores, (scores if keep is None else pd4.reshape(shape)), keep
 
 
@@ -193,8 +182,7 @@ def _backward_arrays(go, q, k, v, p, keep, scale, causal, needs, need_ds):
         g4 = _as_blocks(g)
         empty = np.empty((0, 0, 0, 0), dtype=p.dtype)
         k4 = empty if keep is None else _as_blocks(keep)
-        args = (_as_blocks(p), k4, g4, float(out_scale), bool(causal), ())
-        _run_blocks(_kernels().softmax_backward, g4, *args)
+        _kernels().softmax_backward(_as_blocks(p), k4, g4, float(out_scale), bool(causal))
         ds = g
     else:
         ds = _softmax_backward_rows(p, keep, g, out_scale)
