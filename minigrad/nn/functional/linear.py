@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
+from minigrad.functions.broadcast import sum_leading
 from minigrad.kernels.runtime import products_ran
 from minigrad.tensor import Tensor, as_tensor
 
@@ -69,7 +70,7 @@ class Linear(Function):
         g2 = g.reshape(rows, out_features)  # (N, out)
         gx = np.matmul(g2, weight).reshape(x.shape) if x_needs else None  # (N, in)
         gw = np.matmul(g2.T, x.reshape(rows, in_features)) if w_needs else None  # (out, in)
-        gb = np.add.reduce(g2, axis=0) if b_needs else None  # (out,)
+        gb = sum_leading(g2, 1) if b_needs else None  # (out,), a BLAS product too
         products_ran()
         return gx, gw, gb
 
