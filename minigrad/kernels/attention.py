@@ -104,23 +104,24 @@ def softmax_forward(x, bias, keep, scale, causal, pd):
     has_bias, has_keep = bias.size > 0, keep.size > 0
     sc = x.dtype.type(scale)
     zero = x.dtype.type(0.0)
+    ninf = x.dtype.type(-np.inf)
     for blk in range(x.shape[0] * heads):
         n, h = blk // heads, blk % heads
         for i in range(L):
             row = x[n, h, i]
             jn = min(-(-(i + 1) // _VEC) * _VEC, S) if causal else S
-            m = x.dtype.type(-np.inf)
-            if has_bias:
+            last = i if causal else S  # keys j > last are masked
+            m = ninf
+            if has_bias:  # scaled, masked and the maximum taken in one loop
                 for j in range(jn):
-                    row[j] = row[j] * sc + bias[n, h, i, j]
+                    t = row[j] * sc + bias[n, h, i, j] if j <= last else ninf
+                    row[j] = t
+                    m = max(m, t)
             else:
                 for j in range(jn):
-                    row[j] = row[j] * sc
-            if causal:
-                for j in range(i + 1, jn):
-                    row[j] = -np.inf
-            for j in range(jn):
-                m = max(m, row[j])
+                    t = row[j] * sc if j <= last else ninf
+                    row[j] = t
+                    m = max(m, t)
             for j in range(jn, S):
                 row[j] = zero
             if m == -np.inf:  # every key masked: zero weights, no gradient

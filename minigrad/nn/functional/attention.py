@@ -170,9 +170,7 @@ def _backward_arrays(go, q, k, v, p, keep, scale, causal, needs, need_ds):
     dq = dk = dv = None
     if needs[2]:
         pd = p if keep is None else p * keep  # (..., L, S)
-        dv = np.matmul(_swap(pd), go)  # (..., S, Ev), batch dims of the scores
-        if dv.shape == v.shape:
-            dv = _into_layout(dv, v)
+        dv = _product_into(_swap(pd), go, v)  # (..., S, Ev), batch dims of the scores
     g = np.matmul(go, _swap(v))  # (..., L, S), dO V^T
     products_ran()
     if g.shape != p.shape:
@@ -204,15 +202,6 @@ def _product_into(a, b, like):
     if shape != like.shape:
         return np.matmul(a, b)
     return np.matmul(a, b, out=_empty_like_layout(like))
-
-
-def _into_layout(a, like):
-    """``a`` copied into ``like``'s memory order, unless it already has it."""
-    if all(sa == sl for sa, sl in zip(np.argsort(a.strides), np.argsort(like.strides))):
-        return a
-    out = _empty_like_layout(like)
-    out[...] = a
-    return out
 
 
 # --------------------------------------------- the same, in Tensor operations (create_graph)
