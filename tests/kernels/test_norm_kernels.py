@@ -43,6 +43,7 @@ def _gn(x, w, b, dy):
 
 NORMS = {
     "layer_norm": (_ln, (700, 130), -1),
+    "layer_norm-wide": (_ln, (39, 2100), -1),  # four rows at a time, and a chunk's last rows
     "rms_norm": (_rms, (700, 130), -1),
     "batch_norm-2d": (_bn, (1001, 37), 1),
     "batch_norm-3d": (_bn, (67, 12, 45), 1),
@@ -119,12 +120,15 @@ def test_float32_statistics_survive_a_large_offset(name):
     assert abs(naive - x.astype(np.float64).var()) > 0.1
 
 
-@pytest.mark.parametrize("name", ["layer_norm", "rms_norm", "batch_norm-2d"])
-def test_float32_dweight_and_dbias_are_accumulated_in_float64(name):
+@pytest.mark.parametrize(
+    "name, width",
+    [("layer_norm", 64), ("layer_norm-wide", 2048), ("rms_norm", 64), ("batch_norm-2d", 64)],
+)
+def test_float32_dweight_and_dbias_are_accumulated_in_float64(name, width):
     """Sums over 8192 rows: within 1e-6 (norm-wise relative) of a float64 computation,
     tighter than float32 accumulation can reach on these inputs."""
     fn, _, axis = NORMS[name]
-    shape = (8192, 64)
+    shape = (8192, width)
     x, w, b, _ = _inputs(shape, axis, np.float32)
     dy = (0.1 + 0.01 * RNG.standard_normal(shape)).astype(np.float32)  # sums that grow
     got = fn(x, w, b, dy)[2:]
