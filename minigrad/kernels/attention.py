@@ -57,7 +57,8 @@ _LOW = _f32(-87.0)  # exp(-87) = 1.6e-38, the smallest normal float32 is 1.2e-38
 
 
 def exp_nonpositive(t):
-    """exp(t) for t <= 0 (a score minus its row maximum); 0 below -87 and for -inf."""
+    """exp(t) for t <= 0 (a score minus its row maximum); 0 below -87 and for -inf, NaN
+    for NaN (so that a NaN score makes its row NaN, as in NumPy and PyTorch)."""
     return math.exp(t)
 
 
@@ -70,7 +71,7 @@ def _exp_nonpositive(t):
             k, r = reduce_ln2(c, _ZERO)
             p = exp_poly(r)
             y = p * _pow2(k)
-            return y if t >= _LOW else _ZERO
+            return y if t >= _LOW else (_ZERO if t < _LOW else t)  # t NaN: NaN
 
         return impl
     return lambda t: math.exp(t)

@@ -300,6 +300,22 @@ def test_sdpa_same_bits_from_run_to_run(rng):
         np.testing.assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_sdpa_nan_score_makes_its_row_nan_in_float32_as_in_float64(rng, causal):
+    """A NaN in one key makes the scores that read it NaN: the float32 kernel gives the
+    rows the float64 NumPy path gives (NaN rows, not a NaN score treated as masked)."""
+    x = rng.standard_normal((1, 2, 6, 16))
+    x[0, 1, 2, 5] = np.nan  # key / value 2 of head 1
+    outs = []
+    for dtype in (np.float64, np.float32):
+        t = mg.tensor(x.astype(dtype))
+        outs.append(F.scaled_dot_product_attention(t, t, t, is_causal=causal).numpy())
+    nan64, nan32 = np.isnan(outs[0]), np.isnan(outs[1])
+    np.testing.assert_array_equal(nan32, nan64)
+    assert nan64[0, 1, 3:].all() and not nan64[0, 0].any()  # later queries see key 2
+    np.testing.assert_allclose(outs[1][~nan32], outs[0][~nan64], rtol=1e-5, atol=1e-6)
+
+
 def test_sdpa_output_keeps_the_query_memory_order(rng):
     """Heads split from an (N, L, H, hd) array come back in that order: merging them is
     a view (MultiheadAttention relies on it)."""
