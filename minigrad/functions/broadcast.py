@@ -53,7 +53,7 @@ def unbroadcast(grad, shape: tuple):
     if grad.shape == shape:
         return grad
     axes = broadcast_axes(grad.shape, shape)
-    if isinstance(grad, np.ndarray) and axes == tuple(range(len(axes))):
+    if axes and isinstance(grad, np.ndarray) and axes == tuple(range(len(axes))):
         return sum_leading(grad, len(axes)).reshape(shape)
     if axes:
         grad = grad.sum(axes)

@@ -129,10 +129,9 @@ def softmax_forward(x, bias, keep, scale, causal, pd):
                 for j in range(jn):
                     row[j] = zero
             else:
-                mx = x.dtype.type(m)
                 total = zero
                 for j in range(jn):
-                    e = exp_nonpositive(row[j] - mx)
+                    e = exp_nonpositive(row[j] - m)
                     row[j] = e
                     total += e
                 inv = x.dtype.type(1.0) / total

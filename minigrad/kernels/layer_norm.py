@@ -24,10 +24,10 @@ Design notes (measured on a 2-core AMD EPYC, float32):
   and does not vectorize it (1.5-2.4x slower); NaN / inf semantics are kept.
 - dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
   (``runtime.row_chunks``), each chunk sums into its own float64 row of ``partial``
-  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_backward_chunk``), the
+  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``), the
   wrapper adds the rows in order: bit-identical on any thread count.
 - Rows of ``WIDE_ROWS`` values or more take the backward four rows at a time
-  (``_backward_chunk_wide``): their block sums do not fit in L1.
+  (``_wide_rows``): their block sums do not fit in L1.
 - Each kernel has a twin ``*_serial`` (the same row code in a plain loop) that the
   wrapper calls for small inputs (``runtime.parallel``): no thread pool at all there.
 """
@@ -53,7 +53,7 @@ _BACKWARD = [
 ]
 _BIG = np.finfo(np.float64).max
 BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see below)
-WIDE_ROWS = 2048  # rows at least this wide take _backward_chunk_wide
+WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
 
 
 @numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
@@ -79,25 +79,36 @@ def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
 
 @numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
 def _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sums of dweight and dbias.
-
-    Row by row: one pass over x and dy forms the row's two sums (only dx needs them)
-    and adds its dweight and dbias terms; a second pass, the row still in cache, writes
-    dx (adding the terms in the second pass instead measured 5-10% slower). The terms
-    are added in x's dtype over blocks of ``BLOCK_ROWS`` rows, and the blocks into the
-    chunk's float64 rows of ``partial``: each float32 sum has only ``BLOCK_ROWS`` terms,
-    and wide rows keep their running sums in half the cache (backward of [512, 4096]:
-    2.2 ms with float64 running sums, 1.3 ms this way).
-    """
+    """Chunk k of the rows: their dx, and their sums of dweight and dbias in the chunk's
+    float64 rows of ``partial``: rows of ``WIDE_ROWS`` values or more four at a time
+    (``_wide_rows``), other rows one at a time (``_rows``)."""
     rows, n = x.shape
     dw = partial[k, 0]
     db = partial[k, 1]
     dw[:] = 0.0
     db[:] = 0.0
-    block_w = np.zeros(n, x.dtype)
-    block_b = np.zeros(n, x.dtype)
     lo = k * rows_per_chunk
     hi = min(rows, lo + rows_per_chunk)
+    if n >= WIDE_ROWS:
+        _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
+    else:
+        _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
+
+
+@numba.njit(inline="always", **_JIT)
+def _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
+    """Rows ``lo .. hi - 1``, one at a time: their dx, their terms added to ``dw``, ``db``.
+
+    One pass over x and dy forms the row's two sums (only dx needs them) and adds its
+    dweight and dbias terms; a second pass, the row still in cache, writes dx (adding the
+    terms in the second pass instead measured 5-10% slower). The terms are added in x's
+    dtype over blocks of ``BLOCK_ROWS`` rows, and the blocks into float64: each float32
+    sum has only ``BLOCK_ROWS`` terms, and wide rows keep their running sums in half the
+    cache (backward of [512, 4096]: 2.2 ms with float64 running sums, 1.3 ms this way).
+    """
+    n = x.shape[1]
+    block_w = np.zeros(n, x.dtype)
+    block_b = np.zeros(n, x.dtype)
     for i in range(lo, hi):
         m = mean[i]
         r = rstd[i]
@@ -125,33 +136,28 @@ def _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, part
 
 
 @numba.njit(inline="always", **_JIT)
-def _backward_chunk_wide(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """``_backward_chunk`` for rows of at least ``WIDE_ROWS`` values, four rows at a time.
+def _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
+    """``_rows`` for rows of at least ``WIDE_ROWS`` values: four rows at a time.
 
-    A wide row's block sums do not stay in L1 (4096 values: 32 KB), and adding a row's
-    terms to them costs a load and a store per value. Here a group of four rows first
-    gets its rows' two sums (a pass per row), then one pass along the four rows writes
-    their dx and adds each column's four terms (in x's dtype, in row order, as the blocks
-    of ``BLOCK_ROWS`` = 4 in ``_backward_chunk``) straight into ``partial``; a chunk's last
-    rows go one at a time. The same bits as ``_backward_chunk`` (checked on five shapes);
-    backward alone, this / that: 0.75-0.79 at [1024, 2048] and [512, 4096], 0.61-0.72 at
-    [512, 8192], but 1.03-1.09 at [4096, 1024], hence ``WIDE_ROWS``.
+    A wide row's block sums in ``_rows`` do not stay in L1 (4096 values: 32 KB), and
+    adding a row's terms to them costs a load and a store per value. Here a group of
+    four rows gets its rows' two sums first (a pass per row), then one pass along the
+    four rows writes their dx and adds each column's four terms (in x's dtype, in row
+    order: ``_rows``' blocks) straight into ``dw`` and ``db``; the last rows (fewer than
+    four) go to ``_rows``. The same dweight / dbias bits as ``_rows`` (dx may differ in
+    its last bit: the row sums are added in another order). Backward alone, this /
+    ``_rows``: 0.75-0.79 at [1024, 2048] and [512, 4096], 0.61-0.72 at [512, 8192], but
+    1.03-1.09 at [4096, 1024], hence ``WIDE_ROWS``.
     """
-    rows, n = x.shape
-    dw = partial[k, 0]
-    db = partial[k, 1]
-    dw[:] = 0.0
-    db[:] = 0.0
+    n = x.shape[1]
     c1 = np.empty(BLOCK_ROWS, x.dtype)
     c2 = np.empty(BLOCK_ROWS, x.dtype)
-    tail_w = np.empty(n, x.dtype)
-    tail_b = np.empty(n, x.dtype)
     zero = x.dtype.type(0.0)
-    lo = k * rows_per_chunk
-    hi = min(rows, lo + rows_per_chunk)
     for i0 in range(lo, hi, BLOCK_ROWS):
-        rows_here = min(BLOCK_ROWS, hi - i0)
-        for r in range(rows_here):
+        if hi - i0 < BLOCK_ROWS:
+            _rows(dy, x, weight, mean, rstd, i0, hi, need_dx, dx, dw, db)
+            break
+        for r in range(BLOCK_ROWS):
             m = mean[i0 + r]
             rs = rstd[i0 + r]
             sum_g = 0.0
@@ -162,39 +168,22 @@ def _backward_chunk_wide(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx,
                 sum_g_xhat += g * ((x[i0 + r, j] - m) * rs)
             c1[r] = x.dtype.type(sum_g / n)
             c2[r] = x.dtype.type(sum_g_xhat / n)
-        if rows_here == 4:  # BLOCK_ROWS, spelled out so that LLVM keeps four streams
-            m0, m1, m2, m3 = mean[i0], mean[i0 + 1], mean[i0 + 2], mean[i0 + 3]
-            r0, r1, r2, r3 = rstd[i0], rstd[i0 + 1], rstd[i0 + 2], rstd[i0 + 3]
-            for j in range(n):
-                wj = weight[j]
-                d0, d1, d2, d3 = dy[i0, j], dy[i0 + 1, j], dy[i0 + 2, j], dy[i0 + 3, j]
-                x0 = (x[i0, j] - m0) * r0
-                x1 = (x[i0 + 1, j] - m1) * r1
-                x2 = (x[i0 + 2, j] - m2) * r2
-                x3 = (x[i0 + 3, j] - m3) * r3
-                if need_dx:
-                    dx[i0, j] = r0 * (d0 * wj - c1[0] - x0 * c2[0])
-                    dx[i0 + 1, j] = r1 * (d1 * wj - c1[1] - x1 * c2[1])
-                    dx[i0 + 2, j] = r2 * (d2 * wj - c1[2] - x2 * c2[2])
-                    dx[i0 + 3, j] = r3 * (d3 * wj - c1[3] - x3 * c2[3])
-                dw[j] += (((zero + d0 * x0) + d1 * x1) + d2 * x2) + d3 * x3
-                db[j] += (((zero + d0) + d1) + d2) + d3
-        else:  # the chunk's last rows, one at a time (as ``_backward_chunk``)
-            tail_w[:] = 0.0
-            tail_b[:] = 0.0
-            for r in range(rows_here):
-                m = mean[i0 + r]
-                rs = rstd[i0 + r]
-                for j in range(n):
-                    d = dy[i0 + r, j]
-                    xhat = (x[i0 + r, j] - m) * rs
-                    if need_dx:
-                        dx[i0 + r, j] = rs * (d * weight[j] - c1[r] - xhat * c2[r])
-                    tail_w[j] += d * xhat
-                    tail_b[j] += d
-            for j in range(n):
-                dw[j] += tail_w[j]
-                db[j] += tail_b[j]
+        m0, m1, m2, m3 = mean[i0], mean[i0 + 1], mean[i0 + 2], mean[i0 + 3]
+        r0, r1, r2, r3 = rstd[i0], rstd[i0 + 1], rstd[i0 + 2], rstd[i0 + 3]
+        for j in range(n):  # BLOCK_ROWS = 4 spelled out, so that LLVM keeps four streams
+            wj = weight[j]
+            d0, d1, d2, d3 = dy[i0, j], dy[i0 + 1, j], dy[i0 + 2, j], dy[i0 + 3, j]
+            x0 = (x[i0, j] - m0) * r0
+            x1 = (x[i0 + 1, j] - m1) * r1
+            x2 = (x[i0 + 2, j] - m2) * r2
+            x3 = (x[i0 + 3, j] - m3) * r3
+            if need_dx:
+                dx[i0, j] = r0 * (d0 * wj - c1[0] - x0 * c2[0])
+                dx[i0 + 1, j] = r1 * (d1 * wj - c1[1] - x1 * c2[1])
+                dx[i0 + 2, j] = r2 * (d2 * wj - c1[2] - x2 * c2[2])
+                dx[i0 + 3, j] = r3 * (d3 * wj - c1[3] - x3 * c2[3])
+            dw[j] += (((zero + d0 * x0) + d1 * x1) + d2 * x2) + d3 * x3
+            db[j] += (((zero + d0) + d1) + d2) + d3
 
 
 @numba.njit(**_JIT)
@@ -235,12 +224,8 @@ def layer_norm_backward(
     sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
     ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64, scratch); then the calling
     thread adds the chunks in order."""
-    wide = x.shape[1] >= WIDE_ROWS
     for k in numba.prange(partial.shape[0]):
-        if wide:
-            _backward_chunk_wide(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
-        else:
-            _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
     _add_chunks(partial, dweight, dbias)
 
 
@@ -249,12 +234,8 @@ def layer_norm_backward_serial(
     dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
 ):
     """``layer_norm_backward`` on the calling thread (the same chunks, the same bits)."""
-    wide = x.shape[1] >= WIDE_ROWS
     for k in range(partial.shape[0]):
-        if wide:
-            _backward_chunk_wide(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
-        else:
-            _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
     _add_chunks(partial, dweight, dbias)
 
 

@@ -302,8 +302,9 @@ def test_sdpa_same_bits_from_run_to_run(rng):
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_sdpa_nan_score_makes_its_row_nan_in_float32_as_in_float64(rng, causal):
-    """A NaN in one key makes the scores that read it NaN: the float32 kernel gives the
-    rows the float64 NumPy path gives (NaN rows, not a NaN score treated as masked)."""
+    """A NaN in one key makes the scores that read it NaN: the float32 kernel (its own
+    exp) gives the rows the float64 kernel (libm's exp) gives: NaN rows, not a NaN score
+    treated as masked."""
     x = rng.standard_normal((1, 2, 6, 16))
     x[0, 1, 2, 5] = np.nan  # key / value 2 of head 1
     outs = []
