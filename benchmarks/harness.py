@@ -46,8 +46,9 @@ program would; ``fresh`` leaves each process as its imports left it; ``keep`` is
 
 ``--same-process`` adds the one figure a same-process run is good for, labelled as
 such: how much each library slows down when the other one is imported and working in
-the same process (each worker then also runs the other library's callable between its
-own samples).
+the same process. Each round then also runs, beside each library's own worker, one that
+also runs the other library's callable between its own samples; the slowdown is the
+median of those samples over the median of the worker's alone, over all rounds.
 """
 
 from __future__ import annotations
@@ -240,8 +241,10 @@ def compare(
     )
     libs = list(libs or (LIBS if torch_available() else ("minigrad",)))
     results = []
+    same_process = same_process and "torch" in libs
     for case in cases:
         per_lib = {lib: [] for lib in libs}
+        beside = {lib: [] for lib in libs}  # with the other library in the process
         round_ratios = []
         for r in range(rounds):
             order = libs if r % 2 == 0 else libs[::-1]
@@ -250,15 +253,16 @@ def compare(
                 s = _spawn(case, lib, opts)
                 per_lib[lib].extend(s)
                 medians[lib] = statistics.median(s)
+                if same_process:
+                    beside[lib].extend(_spawn(case, lib, opts, with_other=True))
             if "torch" in medians:
                 round_ratios.append(medians["minigrad"] / medians["torch"])
         mg_t = statistics.median(per_lib["minigrad"])
         th_t = statistics.median(per_lib["torch"]) if "torch" in per_lib else None
         slowdown = None
-        if same_process and th_t is not None:
+        if same_process:
             slowdown = {
-                lib: statistics.median(_spawn(case, lib, opts, with_other=True))
-                / (mg_t if lib == "minigrad" else th_t)
+                lib: statistics.median(beside[lib]) / statistics.median(per_lib[lib])
                 for lib in libs
             }
         results.append(
