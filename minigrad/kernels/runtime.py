@@ -251,11 +251,16 @@ def share(task, count: int) -> None:
 #: sums into its own float64 row and the wrapper adds the rows in order, so the results
 #: are bit-identical from run to run and on any number of threads.
 MAX_CHUNKS = 32
+#: A chunk holds at least this many values: below it, a chunk's own zeroed sums and the
+#: extra row to add at the end cost more than the chunk's work. LayerNorm backward on
+#: [64, 64]: 7.7 us in 32 chunks, 2.6 us in one.
+MIN_CHUNK_ELEMENTS = 4096
 
 
-def row_chunks(rows: int) -> tuple[int, int]:
-    """``(rows_per_chunk, chunks)``: the fixed partition of ``rows`` for the sums."""
-    per = max(1, -(-rows // MAX_CHUNKS))
+def row_chunks(rows: int, row_size: int) -> tuple[int, int]:
+    """``(rows_per_chunk, chunks)``: the fixed partition of ``rows`` rows of ``row_size``
+    values each for the sums."""
+    per = max(1, -(-rows // MAX_CHUNKS), -(-MIN_CHUNK_ELEMENTS // max(1, row_size)))
     return per, max(1, -(-rows // per))
 
 
