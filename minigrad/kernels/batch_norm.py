@@ -332,7 +332,7 @@ def forward(x, weight, bias, running_mean, running_var, training: bool, eps: flo
     n, c = x.shape[0], x.shape[1]
     threads_for(x.size)
     if training:  # step 1: chunk statistics; step 2: merged in order
-        per, chunks = row_chunks(n, x.size // max(1, n))
+        per, chunks = row_chunks(n, x.size // max(1, n), c)
         partial = np.empty((chunks, 2, c))
         stats(xv, per, partial)
         mean, var = np.empty(c), np.empty(c)
@@ -357,7 +357,7 @@ def backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
     dyv, _ = _channel_layout(dy, dt)
     _, _, sums, input_grad = _STEPS[layout]
     n, c = x.shape[0], x.shape[1]
-    per, chunks = row_chunks(n, x.size // max(1, n))
+    per, chunks = row_chunks(n, x.size // max(1, n), c)
     mean_c = contiguous(mean, dt).reshape(c)
     partial = np.empty((chunks, 2, c))
     threads_for(x.size)

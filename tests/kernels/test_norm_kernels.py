@@ -43,7 +43,7 @@ def _gn(x, w, b, dy):
 
 NORMS = {
     "layer_norm": (_ln, (700, 130), -1),
-    "layer_norm-wide": (_ln, (150, 2100), -1),  # chunks of 5 rows: 4 at a time, then 1
+    "layer_norm-wide": (_ln, (150, 2100), -1),  # chunks of 10 rows: 4 at a time twice, then 2
     "rms_norm": (_rms, (700, 130), -1),
     "batch_norm-2d": (_bn, (1001, 37), 1),
     "batch_norm-3d": (_bn, (67, 12, 45), 1),
