@@ -348,9 +348,19 @@ def _bump(t):
         t.grad.add_(100.0)
 
 
+@pytest.mark.parametrize("n", [2, 70_000])  # the sum's backward: a new array / a view
+def test_one_array_handed_to_two_leaves_is_not_shared(n):
+    a = mg.tensor(np.arange(n, dtype=np.float64), requires_grad=True)
+    b = mg.tensor(np.ones(n), requires_grad=True)
+    (a + b).sum().backward()  # add hands the sum's gradient to both inputs
+    _bump(a)
+    np.testing.assert_array_equal(b.grad.numpy(), np.ones(n))
+    np.testing.assert_array_equal(a.grad.numpy(), np.full(n, 101.0))
+    assert b.grad.numpy().flags.writeable
+
+
 def test_in_place_updates_of_one_grad_change_nothing_else():
-    # add hands one array to both inputs (here as two views of it, through reshape);
-    # the sum's backward is a read-only broadcast view
+    # add hands one array to both inputs (here as two views of it, through reshape)
     a, b = _leaf(1.0, 2.0), _leaf(3.0, 4.0)
     (a.reshape(2, 1) + b.reshape(2, 1)).sum().backward()
     _bump(a)
