@@ -96,6 +96,10 @@ def worker(rank: int, world: int, port: int, path: str, out: str, steps: int, mg
         print(
             f"rank 0: trained {steps} DDP steps on {world} processes, last loss {loss.item():.4f}"
         )
+    # Every process waits here for the others before any of them shuts its process group
+    # down, so that none tears down its connections while a peer still has messages to or
+    # from it in flight (the last gradient all-reduce).
+    dist.barrier()
     dist.destroy_process_group()
 
 
