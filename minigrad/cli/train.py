@@ -217,6 +217,25 @@ def _progress(total: int, initial: int, disable: bool):
     return tqdm(total=total, initial=initial, unit="step", dynamic_ncols=True, disable=disable)
 
 
+def _print_speed(steps: int, first_seconds: float, later_seconds: float, tokens: int):
+    """The training speed of this process's steps after its first, and the first's time."""
+    if steps == 1:  # nothing to time but the first step
+        print(
+            f"speed: {tokens / first_seconds:,.0f} tokens/s ({1000 * first_seconds:.1f} ms for "
+            f"the only step, of {tokens:,} tokens, which also loaded the Numba kernels)"
+        )
+        return
+    print(
+        f"speed: {(steps - 1) * tokens / later_seconds:,.0f} tokens/s "
+        f"({1000 * later_seconds / (steps - 1):.1f} ms per step of {tokens:,} tokens; "
+        "evaluation, checkpoints and the first step excluded)"
+    )
+    print(
+        f"first step: {first_seconds:.1f} s (it loads the Numba kernels, and compiles them "
+        "on a first run)"
+    )
+
+
 def _eval_line(step: int, metrics: dict) -> str:
     parts = [f"step {step:>6d}"]
     if "accuracy" in metrics:
@@ -269,14 +288,20 @@ def run(args) -> int:
     write = bar.write if bar is not None else (lambda line: print(line, file=out, flush=True))
     started = time.perf_counter()
     first_step = trainer.step
-    train_seconds = 0.0  # time inside the training steps (evaluation and saving excluded)
+    # This process's first step loads the Numba kernels (and compiles them on a first
+    # run, about 20 s): it is timed on its own, and the speed is of the steps after it.
+    first_seconds = None
+    train_seconds = 0.0  # time inside the later steps (evaluation and saving excluded)
     saved_step = trainer.step if args.resume else None
     metrics = None
     with _StopFlag() as stop:
         try:
             while not trainer.done:
                 m = trainer.train_step()
-                train_seconds += m["seconds"]
+                if first_seconds is None:
+                    first_seconds = m["seconds"]
+                else:
+                    train_seconds += m["seconds"]
                 step = trainer.step
                 row = dict(m)
                 if step % config.eval_interval == 0 or trainer.done:
@@ -339,12 +364,8 @@ def run(args) -> int:
 
     steps_run = trainer.step - first_step
     print(f"\ntrained {config.steps} steps in {elapsed:.1f} s")
-    if steps_run and train_seconds > 0:
-        print(
-            f"speed: {steps_run * trainer.tokens_per_step / train_seconds:,.0f} tokens/s "
-            f"({1000 * train_seconds / steps_run:.1f} ms per step of {trainer.tokens_per_step:,} "
-            "tokens; evaluation and checkpoints excluded)"
-        )
+    if steps_run:
+        _print_speed(steps_run, first_seconds, train_seconds, trainer.tokens_per_step)
     if metrics is None:  # resumed a finished run
         metrics = trainer.evaluate()
     if trainer.task.kind == "text":

@@ -295,9 +295,27 @@ def test_a_run_reports_tokens_per_second_and_draws_its_attention(tiny_run):
     ms_per_step = float(speed[0].split("(")[1].split()[0])
     # 8 sequences of 6 tokens per step: the two figures must agree
     assert tokens_per_s == pytest.approx(48 / (ms_per_step / 1000), rel=0.02)
+    assert "first step excluded" in speed[0], speed
+    first = [line for line in stdout.splitlines() if line.startswith("first step: ")]
+    assert len(first) == 1 and "Numba kernels" in first[0], stdout
     pytest.importorskip("matplotlib")
     assert (tiny_run / "attention.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "attention.png" in stdout
+
+
+def test_the_speed_leaves_out_the_first_step_which_loads_the_kernels(capsys):
+    from minigrad.cli.train import _print_speed
+
+    # 5 steps of 100 tokens: the first took 2 s (kernels loaded), the other 4 took 0.4 s
+    # in all, so 0.1 s, 1,000 tokens/s each; with the first, it would read 167 tokens/s.
+    _print_speed(5, 2.0, 0.4, 100)
+    speed, first = capsys.readouterr().out.splitlines()
+    assert speed.startswith("speed: 1,000 tokens/s (100.0 ms per step of 100 tokens;"), speed
+    assert first.startswith("first step: 2.0 s"), first
+    # a run of one step has nothing else to time: its speed is that step's
+    _print_speed(1, 0.5, 0.0, 100)
+    (only,) = capsys.readouterr().out.splitlines()
+    assert only.startswith("speed: 200 tokens/s (500.0 ms for the only step"), only
 
 
 def test_a_second_ctrl_c_during_a_save_keeps_the_previous_checkpoint(
