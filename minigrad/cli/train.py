@@ -289,7 +289,7 @@ def run(args) -> int:
     started = time.perf_counter()
     first_step = trainer.step
     # This process's first step loads the Numba kernels (and compiles them on a first
-    # run, about 20 s): it is timed on its own, and the speed is of the steps after it.
+    # run, tens of seconds): it is timed on its own, and the speed is of the steps after it.
     first_seconds = None
     train_seconds = 0.0  # time inside the later steps (evaluation and saving excluded)
     saved_step = trainer.step if args.resume else None
