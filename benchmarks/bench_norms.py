@@ -172,11 +172,13 @@ def over_floor_column(result) -> str:
 if __name__ == "__main__":
     import sys
 
-    copy_case = Case("copy 64 MiB", copy, mib=64)
-    threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
-    (bw,) = compare([copy_case], threads=threads, rounds=1, libs=["minigrad"])
-    _BANDWIDTH["bytes/s"] = 2 * (64 << 20) / bw.minigrad  # read + write
-    print(f"copy bandwidth ({threads} threads, 64 MiB): {_BANDWIDTH['bytes/s'] / 1e9:.1f} GB/s")
+    if not {"-h", "--help"} & set(sys.argv):  # help only: no measuring first
+        copy_case = Case("copy 64 MiB", copy, mib=64)
+        threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
+        (bw,) = compare([copy_case], threads=threads, rounds=1, libs=["minigrad"])
+        _BANDWIDTH["bytes/s"] = 2 * (64 << 20) / bw.minigrad  # read + write
+        gbs = _BANDWIDTH["bytes/s"] / 1e9
+        print(f"copy bandwidth ({threads} threads, 64 MiB): {gbs:.1f} GB/s")
     main(
         CASES,
         extra_columns={"floor": floor_column, "/floor": over_floor_column},

@@ -328,10 +328,14 @@ def main(
     argv=None,
     title: str | None = None,
     allocator: str = "warm",
+    epilog: str | None = None,
 ):
     """The command line every benchmark shares; returns the results. ``allocator`` is
-    the benchmark's default ``--allocator``."""
-    p = argparse.ArgumentParser(description=title or "minigrad vs PyTorch, separate processes")
+    the benchmark's default ``--allocator``; ``epilog`` ends ``--help`` (a benchmark's
+    own flags)."""
+    p = argparse.ArgumentParser(
+        description=title or "minigrad vs PyTorch, separate processes", epilog=epilog
+    )
     p.add_argument("--rounds", type=int, default=3, help="processes per library per case")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--samples", type=int, default=25, help="samples per process")
