@@ -4,8 +4,9 @@ Conventions (after numbagg):
 - A kernel module imports numba at its top, so ``import minigrad`` never imports one: the
   code that uses a kernel imports its module inside a function, on first use. Importing
   numba costs about half a second; every kernel is cached on disk (``cache=True``).
-- A kernel has explicit signatures (float32 and float64, C-contiguous arrays) and writes
-  into ``out`` arguments; the thin Python wrapper at the end of its module does the
+- A kernel has explicit signatures (float32 and float64, C-contiguous arrays), declared
+  with ``jit.kernel``, which compiles each one on the first call that needs it, and
+  writes into ``out`` arguments; the thin Python wrapper at the end of its module does the
   layout, the defaults and the allocation, and calls ``runtime.threads_for`` first.
 - ``runtime.py`` is the only code that knows about threads (and it changes no
   process-wide setting unless asked to).

@@ -113,6 +113,7 @@ from minigrad.kernels.fast_exp import exp_poly as _exp_poly
 from minigrad.kernels.fast_exp import fma as _fma
 from minigrad.kernels.fast_exp import pow2 as _pow2
 from minigrad.kernels.fast_exp import reduce_ln2 as _reduce
+from minigrad.kernels.jit import kernel
 from minigrad.kernels.runtime import parallel, threads_for
 
 # Every kernel: (x, out, dydx) flat C-contiguous arrays of one dtype; an empty ``dydx``
@@ -133,13 +134,13 @@ _GELU_C = 0.044715
 
 
 # ---------------------------------------------------------------------- float64: libm
-@nb.njit(["void(float64[::1], float64[::1])"], **_PAR)
+@kernel(["void(float64[::1], float64[::1])"], **_PAR)
 def erf(x, out):
     for i in nb.prange(x.size):
         out[i] = math.erf(np.float64(x[i]))
 
 
-@nb.njit(_SIG64, **_PAR)
+@kernel(_SIG64, **_PAR)
 def gelu64(x, out, dydx):
     if dydx.size == 0:
         for i in nb.prange(x.size):
@@ -160,7 +161,7 @@ def _sigmoid_pair_libm(z):
     return (inv, e * inv) if z >= 0.0 else (e * inv, inv)
 
 
-@nb.njit(_SIG64, **_PAR)
+@kernel(_SIG64, **_PAR)
 def gelu_tanh64(x, out, dydx):
     for i in nb.prange(x.size):
         v = x[i]
@@ -171,7 +172,7 @@ def gelu_tanh64(x, out, dydx):
             dydx[i] = s + v * 2.0 * s * s_c * du  # (1 - tanh^2 u) / 2 = 2 s (1 - s)
 
 
-@nb.njit(_SIG64, **_PAR)
+@kernel(_SIG64, **_PAR)
 def silu64(x, out, dydx):
     for i in nb.prange(x.size):
         v = x[i]
@@ -276,7 +277,7 @@ def _gelu_and_derivative(v):
     return y, dydx
 
 
-@nb.njit(_SIG32, **_PAR32)
+@kernel(_SIG32, **_PAR32)
 def gelu32(x, out, dydx):
     if dydx.size == 0:
         for i in nb.prange(x.size):
@@ -286,7 +287,7 @@ def gelu32(x, out, dydx):
         out[i], dydx[i] = _gelu_and_derivative(x[i])
 
 
-@nb.njit(_SIG32, **_JIT32)
+@kernel(_SIG32, **_JIT32)
 def gelu32_serial(x, out, dydx):
     """``gelu32`` on the calling thread (see ``run``)."""
     if dydx.size == 0:
@@ -297,14 +298,14 @@ def gelu32_serial(x, out, dydx):
         out[i], dydx[i] = _gelu_and_derivative(x[i])
 
 
-@nb.njit(["void(float32[::1], float32[::1])"], **_JIT32)
+@kernel(["void(float32[::1], float32[::1])"], **_JIT32)
 def mills32(a, out):
     """``_mills`` over an array (for tests of its accuracy)."""
     for i in range(a.size):
         out[i] = _mills(a[i])
 
 
-@nb.njit(["void(float32[::1], float32[::1])"], **_JIT32)
+@kernel(["void(float32[::1], float32[::1])"], **_JIT32)
 def exp32(t, out):
     """``_exp_parts`` over an array of t <= 0 (for tests of its accuracy)."""
     for i in range(t.size):
@@ -341,7 +342,7 @@ def _silu_and_derivative(v):
     return y, dydx
 
 
-@nb.njit(_SIG32, **_PAR32)
+@kernel(_SIG32, **_PAR32)
 def silu32(x, out, dydx):
     if dydx.size == 0:
         for i in nb.prange(x.size):
@@ -351,7 +352,7 @@ def silu32(x, out, dydx):
         out[i], dydx[i] = _silu_and_derivative(x[i])
 
 
-@nb.njit(_SIG32, **_JIT32)
+@kernel(_SIG32, **_JIT32)
 def silu32_serial(x, out, dydx):
     """``silu32`` on the calling thread (see ``run``)."""
     if dydx.size == 0:
@@ -381,7 +382,7 @@ def _gelu_tanh_and_derivative(v):
     return y, dydx
 
 
-@nb.njit(_SIG32, **_PAR32)
+@kernel(_SIG32, **_PAR32)
 def gelu_tanh32(x, out, dydx):
     if dydx.size == 0:
         for i in nb.prange(x.size):
@@ -391,7 +392,7 @@ def gelu_tanh32(x, out, dydx):
         out[i], dydx[i] = _gelu_tanh_and_derivative(x[i])
 
 
-@nb.njit(_SIG32, **_JIT32)
+@kernel(_SIG32, **_JIT32)
 def gelu_tanh32_serial(x, out, dydx):
     """``gelu_tanh32`` on the calling thread (see ``run``)."""
     if dydx.size == 0:
@@ -403,7 +404,7 @@ def gelu_tanh32_serial(x, out, dydx):
 
 
 # ---------------------------------------------------------------------- backward
-@nb.njit(_SIG32 + _SIG64, **_PAR)
+@kernel(_SIG32 + _SIG64, **_PAR)
 def mul(a, b, out):
     """out = a * b: the backward pass dx = dy * dy/dx, on the kernels' threads (NumPy's
     product runs on one: [2^18] float32 took 22 us here against NumPy's 37)."""

@@ -34,13 +34,13 @@ Design notes (measured on the 2-core VM, float32, one layer of the benchmark mod
 
 import math
 
-import numba
 import numpy as np
 from numba import types
 from numba.extending import overload
 
 from minigrad.kernels.fast_exp import exp_poly, reduce_ln2
 from minigrad.kernels.fast_exp import pow2 as _pow2
+from minigrad.kernels.jit import kernel
 
 FASTMATH = {"reassoc", "contract"}  # the row sums use SIMD lanes; NaN / inf kept
 
@@ -97,7 +97,7 @@ _FWD = _signatures("forward")
 _BWD = _signatures("backward")
 
 
-@numba.njit(_FWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
+@kernel(_FWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
 def softmax_forward(x, bias, keep, scale, causal, pd):
     """``x`` [B1, B2, L, S] holds the raw scores ``q . k`` and is overwritten with the
     weights ``p``; ``pd`` gets ``p * keep`` when ``keep`` is not empty."""
@@ -144,7 +144,7 @@ def softmax_forward(x, bias, keep, scale, causal, pd):
                     prow[j] = row[j] * krow[j]
 
 
-@numba.njit(_BWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
+@kernel(_BWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
 def softmax_backward(p, keep, g, out_scale, causal):
     """Overwrite ``g`` (the gradient of the weights after dropout, [B1, B2, L, S]) with
     the scores' gradient times ``out_scale``; ``keep`` is the dropout mask (empty without

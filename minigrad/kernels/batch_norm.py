@@ -40,6 +40,7 @@ of the sums). The fastmath and error-model choices are those of ``layer_norm.py`
 import numba
 import numpy as np
 
+from minigrad.kernels.jit import kernel
 from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
 
 FASTMATH = {"reassoc", "contract"}
@@ -57,7 +58,7 @@ _P = "float64[:, :, ::1]"  # the chunk sums
 
 
 # ----------------------------------------------------------------------- [N, C] layout
-@numba.njit(_sigs(f"void(T[:, ::1], int64, {_P})"), **_JIT)
+@kernel(_sigs(f"void(T[:, ::1], int64, {_P})"), **_JIT)
 def stats_rows(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C]: chunk k's mean and M2 (sum of squared deviations
     from that mean) per channel into ``partial[k, 0]`` and ``partial[k, 1]``
@@ -96,7 +97,7 @@ def stats_rows(x, rows_per_chunk, partial):
             s1[c] = shift[c] + mean_d  # the mean
 
 
-@numba.njit(_sigs("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
+@kernel(_sigs("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
 def output_rows(x, mean_x, scale, shift, y):
     """Forward step 3: ``y = (x - mean_c) scale_c + shift_c`` for ``x`` [N, C]."""
     n, channels = x.shape
@@ -105,7 +106,7 @@ def output_rows(x, mean_x, scale, shift, y):
             y[i, c] = (x[i, c] - mean_x[c]) * scale[c] + shift[c]
 
 
-@numba.njit(_sigs(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
+@kernel(_sigs(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_rows(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C]: chunk k's ``sum dy`` and ``sum dy (x - mean_c)`` per
     channel into ``partial[k, 0]`` and ``partial[k, 1]`` (float64 terms)."""
@@ -137,7 +138,7 @@ def sums_rows(dy, x, mean, rows_per_chunk, partial):
                 s_dy_xmu[c] += dy[i, c] * (x[i, c] - np.float64(mean[c]))
 
 
-@numba.njit(_sigs("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
+@kernel(_sigs("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
 def input_grad_rows(dy, x, mean, a, b, d, dx):
     """Backward step 3: ``dx = a_c dy + b_c (x - mean_c) + d_c`` for [N, C]."""
     n, channels = x.shape
@@ -147,7 +148,7 @@ def input_grad_rows(dy, x, mean, a, b, d, dx):
 
 
 # -------------------------------------------------------------------- [N, C, L] layout
-@numba.njit(_sigs(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
+@kernel(_sigs(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
 def stats_positions(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows`` (shifted by the chunk's
     first value of the channel)."""
@@ -172,7 +173,7 @@ def stats_positions(x, rows_per_chunk, partial):
         partial[k, 1, c] = max(s2 - count * mean_d * mean_d, 0.0)
 
 
-@numba.njit(_sigs("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
+@kernel(_sigs("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
 def output_positions(x, mean_x, scale, shift, y):
     """Forward step 3 for [N, C, L]; as ``output_rows``."""
     n, channels, length = x.shape
@@ -186,7 +187,7 @@ def output_positions(x, mean_x, scale, shift, y):
             y[i, c, p] = (x[i, c, p] - m) * a + b
 
 
-@numba.njit(_sigs(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
+@kernel(_sigs(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_positions(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C, L]; as ``sums_rows``."""
     n, channels, length = x.shape
@@ -205,7 +206,7 @@ def sums_positions(dy, x, mean, rows_per_chunk, partial):
         partial[k, 1, c] = s_dy_xmu
 
 
-@numba.njit(
+@kernel(
     _sigs("void(T[:, :, ::1], T[:, :, ::1], T[::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT
 )
 def input_grad_positions(dy, x, mean, a, b, d, dx):
@@ -223,7 +224,7 @@ def input_grad_positions(dy, x, mean, a, b, d, dx):
 
 
 # ----------------------------------------------------------- one-thread steps, shared
-@numba.njit([f"void({_P}, int64, int64, int64, float64[::1], float64[::1])"], **_SERIAL)
+@kernel([f"void({_P}, int64, int64, int64, float64[::1], float64[::1])"], **_SERIAL)
 def merge_stats(partial, rows_per_chunk, n, length, mean, var):
     """Forward step 2: chunk means and M2s (``partial[:, 0]``, ``partial[:, 1]``) -> the
     batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.). The
@@ -249,7 +250,7 @@ def merge_stats(partial, rows_per_chunk, n, length, mean, var):
         var[c] /= total
 
 
-@numba.njit(
+@kernel(
     _sigs(
         "void(float64[::1], float64[::1], T[::1], T[::1], float64, float64[::1], "
         "T[::1], T[::1], T[::1])"
@@ -268,7 +269,7 @@ def affine(mean, var, weight, bias, eps, rstd, mean_x, scale, shift):
         shift[c] = bias[c]
 
 
-@numba.njit(
+@kernel(
     _sigs(
         f"void({_P}, T[::1], T[::1], int64, boolean, float64[::1], float64[::1], "
         "T[::1], T[::1], T[::1])"

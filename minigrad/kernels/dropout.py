@@ -14,8 +14,9 @@ comparison and a multiplication took 2.2 ms on one thread; this loop vectorizes 
 multiplies, AVX-512) and is a single pass that writes the float mask.
 """
 
-import numba
 import numpy as np
+
+from .jit import kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -26,7 +27,7 @@ _ONE = np.uint64(1)
 _SIGS = [f"void(uint64, uint64, float64, int64, int64, {t}[::1])" for t in ("float32", "float64")]
 
 
-@numba.njit(_SIGS, nogil=True, error_model="numpy", cache=True)
+@kernel(_SIGS, nogil=True, error_model="numpy", cache=True)
 def dropout_mask_fill(seed, threshold, value, first, last, out):
     """Write ``out[first:last]`` (flat): ``value`` where the draw keeps, else 0."""
     keep = out.dtype.type(value)

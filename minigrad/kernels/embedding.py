@@ -9,7 +9,7 @@ split between threads.
 
 from __future__ import annotations
 
-import numba as nb
+from .jit import kernel
 
 _SIGS = [
     "void(int64[::1], float32[:, ::1], float32[:, ::1])",
@@ -17,7 +17,7 @@ _SIGS = [
 ]
 
 
-@nb.njit(_SIGS, cache=True)
+@kernel(_SIGS, cache=True)
 def scatter_add_rows(idx, g, out):
     width = g.shape[1]
     for n in range(idx.shape[0]):

@@ -21,6 +21,7 @@ sums (weighted by w_ch) and that chunk's share of dweight and dbias.
 import numba
 import numpy as np
 
+from minigrad.kernels.jit import kernel
 from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
@@ -119,21 +120,21 @@ def _add_chunks(partial, dweight, dbias):
         dbias[j] = sum_db[j]
 
 
-@numba.njit(_FORWARD, **_PAR)
+@kernel(_FORWARD, **_PAR)
 def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
     """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
         _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
 
 
-@numba.njit(_FORWARD, **_JIT)
+@kernel(_FORWARD, **_JIT)
 def group_norm_forward_serial(x, weight, bias, groups, eps, y, mean, rstd):
     """``group_norm_forward`` on the calling thread (small inputs)."""
     for i in range(x.shape[0]):
         _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
 
 
-@numba.njit(_BACKWARD, **_PAR)
+@kernel(_BACKWARD, **_PAR)
 def group_norm_backward(
     dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
 ):
@@ -146,7 +147,7 @@ def group_norm_backward(
     _add_chunks(partial, dweight, dbias)
 
 
-@numba.njit(_BACKWARD, **_JIT)
+@kernel(_BACKWARD, **_JIT)
 def group_norm_backward_serial(
     dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
 ):

@@ -37,6 +37,7 @@ import math
 import numba
 import numpy as np
 
+from minigrad.kernels.jit import kernel
 from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
@@ -202,21 +203,21 @@ def _add_chunks(partial, dweight, dbias):
         dbias[j] = sum_db[j]
 
 
-@numba.njit(_FORWARD, **_PAR)
+@kernel(_FORWARD, **_PAR)
 def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
     """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
         _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
 
 
-@numba.njit(_FORWARD, **_JIT)
+@kernel(_FORWARD, **_JIT)
 def layer_norm_forward_serial(x, weight, bias, eps, y, mean, rstd):
     """``layer_norm_forward`` on the calling thread (small inputs, see ``runtime.py``)."""
     for i in range(x.shape[0]):
         _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
 
 
-@numba.njit(_BACKWARD, **_PAR)
+@kernel(_BACKWARD, **_PAR)
 def layer_norm_backward(
     dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
 ):
@@ -229,7 +230,7 @@ def layer_norm_backward(
     _add_chunks(partial, dweight, dbias)
 
 
-@numba.njit(_BACKWARD, **_JIT)
+@kernel(_BACKWARD, **_JIT)
 def layer_norm_backward_serial(
     dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
 ):

@@ -17,6 +17,7 @@ import math
 import numba
 import numpy as np
 
+from minigrad.kernels.jit import kernel
 from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
@@ -88,21 +89,21 @@ def _add_chunks(partial, dweight):
         dweight[j] = total[j]
 
 
-@numba.njit(_FORWARD, **_PAR)
+@kernel(_FORWARD, **_PAR)
 def rms_norm_forward(x, weight, eps, y, rstd):
     """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
         _normalize_row(x, weight, eps, y, rstd, i)
 
 
-@numba.njit(_FORWARD, **_JIT)
+@kernel(_FORWARD, **_JIT)
 def rms_norm_forward_serial(x, weight, eps, y, rstd):
     """``rms_norm_forward`` on the calling thread (small inputs)."""
     for i in range(x.shape[0]):
         _normalize_row(x, weight, eps, y, rstd, i)
 
 
-@numba.njit(_BACKWARD, **_PAR)
+@kernel(_BACKWARD, **_PAR)
 def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
     """Write ``dx`` ([rows, n], if ``need_dx``) and ``dweight`` ([n]): the chunks' sums
     (``partial`` [chunks, n], float64, scratch) added in order on the calling thread."""
@@ -111,7 +112,7 @@ def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial,
     _add_chunks(partial, dweight)
 
 
-@numba.njit(_BACKWARD, **_JIT)
+@kernel(_BACKWARD, **_JIT)
 def rms_norm_backward_serial(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
     """``rms_norm_backward`` on the calling thread (the same chunks, the same bits)."""
     for k in range(partial.shape[0]):
