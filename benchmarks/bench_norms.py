@@ -27,7 +27,7 @@ is imported and working in the same process (target: at most 1.3x each).
 from __future__ import annotations
 
 import numpy as np
-from harness import Case, compare, main
+from harness import Case, asks_help, compare, main
 
 GROUPS = 8
 
@@ -172,7 +172,7 @@ def over_floor_column(result) -> str:
 if __name__ == "__main__":
     import sys
 
-    if not {"-h", "--help"} & set(sys.argv):  # help only: no measuring first
+    if not asks_help(sys.argv):
         copy_case = Case("copy 64 MiB", copy, mib=64)
         threads = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 2
         (bw,) = compare([copy_case], threads=threads, rounds=1, libs=["minigrad"])

@@ -249,11 +249,11 @@ def _tokens_per_s(result) -> str:
 
 
 if __name__ == "__main__":
-    from harness import torch_available
+    from harness import asks_help, torch_available
 
     argv = sys.argv[1:]
-    asks_help = "-h" in argv or "--help" in argv  # help only: no parity check first
-    if "--profile" in argv and not asks_help:
+    only_help = asks_help(argv)  # then no parity check, no measuring
+    if "--profile" in argv and not only_help:
         i = argv.index("--profile")
         import minigrad as mg
 
@@ -264,7 +264,7 @@ if __name__ == "__main__":
     argv = [a for a in argv if a != "--memory"]
     only = argv[argv.index("--only") + 1] if "--only" in argv else None
     configs = [c for c in CONFIGS if only is None or only in c or only in _label(c, 0.0)]
-    if torch_available() and not asks_help:
+    if torch_available() and not only_help:
         for config in configs:
             losses = first_losses(config)
             gap = abs(losses["minigrad"] - losses["torch"])
@@ -274,7 +274,7 @@ if __name__ == "__main__":
             )
             if gap > 1e-6:
                 sys.exit(f"{config}: the two models do not compute the same thing")
-    if memory and not asks_help:
+    if memory and not only_help:
         for config in configs:
             for p in (0.0, 0.1):
                 libs = ("minigrad", "torch") if torch_available() else ("minigrad",)

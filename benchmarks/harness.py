@@ -322,6 +322,11 @@ def report(results, extra_columns: dict | None = None, title: str | None = None)
             print(f"  {r.name}: {parts}")
 
 
+def asks_help(argv) -> bool:
+    """Whether the command line only asks for ``--help`` (then a benchmark measures nothing)."""
+    return "-h" in argv or "--help" in argv
+
+
 def main(
     cases,
     extra_columns: dict | None = None,

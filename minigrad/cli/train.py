@@ -289,7 +289,8 @@ def run(args) -> int:
     started = time.perf_counter()
     first_step = trainer.step
     # This process's first step loads the Numba kernels (and compiles them on a first
-    # run, tens of seconds): it is timed on its own, and the speed is of the steps after it.
+    # run, about 7 s for the default model): it is timed on its own, and the speed is
+    # of the steps after it.
     first_seconds = None
     train_seconds = 0.0  # time inside the later steps (evaluation and saving excluded)
     saved_step = trainer.step if args.resume else None
