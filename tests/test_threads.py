@@ -56,46 +56,6 @@ def test_small_inputs_run_on_one_thread_large_ones_on_the_count(restore_threads)
     assert numba.get_num_threads() == min(2, numba.config.NUMBA_NUM_THREADS)
 
 
-def test_after_a_matrix_product_kernels_and_share_stay_on_the_calling_thread(
-    restore_threads_two, monkeypatch
-):
-    big = runtime.PARALLEL_MIN_ELEMENTS
-    assert runtime.parallel(big)
-    runtime.products_ran()
-    assert not runtime.parallel(big)
-    names = set()
-
-    def task(i):
-        names.add(threading.current_thread().name)
-        time.sleep(0.005)  # long enough that a helper would take items
-
-    runtime.share(task, 10)
-    assert names == {threading.current_thread().name}
-    monkeypatch.setattr(runtime, "BLAS_SPIN_SECONDS", 0.0)
-    runtime.products_ran()  # a window of length 0: over at once
-    assert runtime.parallel(big)
-
-
-PRODUCTS = {
-    "matmul": lambda a, b: a @ b.mT,
-    "linear": lambda a, b: mg.nn.functional.linear(a, b),
-    "einsum": lambda a, b: mg.einsum("ij,kj->ik", a, b),
-    "attention": lambda a, b: mg.nn.functional.scaled_dot_product_attention(a, b, b),
-}
-
-
-@pytest.mark.parametrize("name", PRODUCTS)
-def test_the_products_note_that_blas_ran_forward_and_backward(name):
-    a = mg.randn(4, 8, requires_grad=True)
-    b = mg.randn(4, 8, requires_grad=True)
-    before = time.perf_counter()
-    out = PRODUCTS[name](a, b)
-    assert runtime._blas_spinning_until > before  # set when the product ran
-    runtime._blas_spinning_until = 0.0
-    out.sum().backward()
-    assert runtime._blas_spinning_until > before
-
-
 def test_the_threading_layer_is_numbas_unless_the_program_opts_in():
     code = (
         "import numba, minigrad as mg, minigrad.nn.functional as F; "

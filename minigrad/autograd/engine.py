@@ -21,11 +21,10 @@ recorded); a node with only ``backward`` gets its array wrapped as a Tensor, und
 recording on, so the gradients are themselves part of a graph. ``_call_backward`` is
 the one place that makes this choice.
 
-**A leaf's first gradient** becomes its ``.grad`` without a copy when the engine holds
-the only reference to the array and its memory (``_owns_its_memory``), as PyTorch's
-AccumulateGrad does; otherwise (an array shared by two edges, a read-only broadcast
-view, the caller's ``gradient=``, an array a Function keeps) the leaf gets a copy, so
-that an in-place update of one ``.grad`` can never change anything else.
+**A leaf's first gradient** becomes its ``.grad`` as a copy: the array that arrives may
+be shared (by two edges, with the caller's ``gradient=``, or a read-only broadcast view),
+and an in-place update of one ``.grad`` must never change anything else. Later
+gradients are added into it in place.
 
 Unless ``retain_graph`` is set, each node frees its saved tensors right after its
 backward ran (``Function._release``).
@@ -33,7 +32,6 @@ backward ran (``Function._release``).
 
 from __future__ import annotations
 
-import sys
 import weakref
 
 import numpy as np
@@ -43,7 +41,6 @@ from minigrad.autograd import function as _function
 from minigrad.autograd.grad_mode import _state
 
 _ndarray = np.ndarray
-_getrefcount = sys.getrefcount
 
 
 def _check_grad(node, index: int, grad, shape, dtype):
@@ -81,9 +78,11 @@ def _as_array_grad(node, index: int, g):
 
 
 def _as_grad_tuple(node, grads):
-    """A backward's return value as a tuple with exactly one entry per forward argument."""
-    if type(grads) is not tuple:
-        grads = tuple(grads) if isinstance(grads, list) else (grads,)
+    """A backward's return value as a tuple with exactly one entry per forward argument
+    (a one-input backward may return its gradient bare)."""
+    if not isinstance(grads, (tuple, list)):
+        grads = (grads,)
+    grads = tuple(grads)
     n = len(node.next_functions)
     if len(grads) < n or any(g is not None for g in grads[n:]):
         raise RuntimeError(
@@ -159,10 +158,7 @@ def run_backward(
             if node is None:  # a leaf used as an output: its gradient is the seed
                 _add_to(leaf_grads, root, g)
                 continue
-            if node in buffers:
-                buffers[node] = buffers[node] + g
-            else:
-                buffers[node] = g
+            _add_to(buffers, node, g)
             if node not in deps:
                 deps[node] = 0
                 stack.append(node)
@@ -171,72 +167,43 @@ def run_backward(
             for nxt in node.next_functions:
                 if nxt is None or isinstance(nxt, Tensor):
                     continue
-                if nxt in deps:
-                    deps[nxt] += 1
-                else:
-                    deps[nxt] = 1
+                if nxt not in deps:
+                    deps[nxt] = 0
                     stack.append(nxt)
+                deps[nxt] += 1
 
         # ---- phase 2: run each node once all its gradients have arrived -------------
-        grad_type = _ndarray if arrays else Tensor
         ready = [n for n, d in deps.items() if d == 0]
         while ready:
             node = ready.pop()
-            nexts = node.next_functions
             grad = buffers.pop(node, None)
             if grad is None:  # nothing flowed into this node: it sends nothing on
-                grads = (None,) * len(nexts)
+                grads = (None,) * len(node.next_functions)
             else:
                 if node._retained is not None:
                     _retain(node, grad, create_graph)
-                if capture_node and node in capture_node:
-                    for i in capture_node[node]:
-                        captured[i] = grad
-                grads = _call_backward(node, grad, arrays)
-                if type(grads) is not tuple:
-                    if len(nexts) == 1 and (type(grads) is grad_type or grads is None):
-                        grads = (grads,)  # a one-input backward may return its gradient bare
-                    else:
-                        grads = _as_grad_tuple(node, grads)
-                elif len(grads) != len(nexts):
-                    grads = _as_grad_tuple(node, grads)
+                for i in capture_node.get(node, ()):
+                    captured[i] = grad
+                grads = _as_grad_tuple(node, _call_backward(node, grad, arrays))
                 if observe is not None:
                     observe(node, grads)
                 if not retain_graph:
                     node._release()
-            for i, nxt in enumerate(nexts):
+            for i, (nxt, g) in enumerate(zip(node.next_functions, grads)):
                 if nxt is None:
                     continue
-                g = grads[i]
-                if g is not None and type(g) is not grad_type:
-                    if arrays:
-                        g = g._data if type(g) is Tensor else _as_array_grad(node, i, g)
-                    else:
-                        g = _as_tensor_grad(node, i, g)
-                if type(nxt) is Tensor or isinstance(nxt, Tensor):
-                    # a leaf: its .grad is written at the end
+                if g is not None:
+                    g = _as_array_grad(node, i, g) if arrays else _as_tensor_grad(node, i, g)
+                if isinstance(nxt, Tensor):  # a leaf: its .grad is written at the end
                     if g is not None:
-                        data = nxt._data
-                        if g.shape != data.shape or (
-                            g.dtype is not data.dtype and g.dtype != data.dtype
-                        ):
-                            g = _check_grad(node, i, g, data.shape, data.dtype)
+                        g = _check_grad(node, i, g, nxt._data.shape, nxt._data.dtype)
                         _add_to(leaf_grads, nxt, g)
                     continue
                 if g is not None:
-                    if g.shape != nxt._shape or (
-                        g.dtype is not nxt._dtype and g.dtype != nxt._dtype
-                    ):
-                        g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
-                    old = buffers.get(nxt)
-                    buffers[nxt] = g if old is None else old + g
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
+                    _add_to(buffers, nxt, _check_grad(node, i, g, nxt._shape, nxt._dtype))
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
                     ready.append(nxt)
-        # Drop the loop's references, so that a leaf's gradient held only by
-        # ``leaf_grads`` is seen as the engine's own.
-        grads = g = grad = old = None
 
         # ---- leaves: accumulate (or capture for autograd.grad) ---------------------
         while leaf_grads:
@@ -245,12 +212,9 @@ def run_backward(
                 for i in capture_leaf.get(leaf, ()):
                     captured[i] = g
             elif arrays:
-                # ``g`` (this frame's local) may be the only reference left to the array
-                sole = _getrefcount(g) <= _ONE_LOCAL_REFS and _owns_its_memory(g)
-                _accumulate_array(leaf, g, sole)
+                _accumulate_array(leaf, g)
             else:
                 _accumulate_tensor(leaf, g)
-        g = None
     finally:
         _state.enabled = prev_mode
     if inputs is not None:
@@ -269,52 +233,12 @@ def _wrap_grad(array):
     return _function._wrap(array)
 
 
-def _base_refs(array) -> int:
-    base = array.base
-    return _getrefcount(base)
-
-
-def _calibrate() -> tuple:
-    """The reference counts that mean "no one else": of an array held by one local
-    variable, and of a view's base held only by that view (as ``_base_refs`` sees it)."""
-    array = np.empty(1)
-    one_local = _getrefcount(array)
-    view = np.empty(2)[:1]
-    return one_local, _base_refs(view)
-
-
-_ONE_LOCAL_REFS, _VIEW_BASE_REFS = _calibrate()
-
-
-def _owns_its_memory(array) -> bool:
-    """True when ``array`` is writable and no other array can reach its memory: it owns
-    it, or it is a view of an array (or of a Numba buffer) that only this view holds.
-    A read-only broadcast view, or a view of an array someone keeps, fails.
-    (That no other object holds ``array`` itself is the caller's reference count check.)
-    """
-    if not array.flags.writeable:
-        return False
-    base = array.base
-    if base is None:
-        return True
-    if type(base) is _ndarray:
-        if base.base is not None:
-            return False
-    elif type(base).__name__ != "_MemInfo":  # the buffer of an array Numba returned
-        return False
-    del base
-    return _base_refs(array) <= _VIEW_BASE_REFS
-
-
-def _accumulate_array(leaf, g, sole: bool) -> None:
+def _accumulate_array(leaf, g) -> None:
     """``leaf.grad += g`` for an array ``g``, never writing into memory someone else
-    holds. The first gradient is kept as it is when the engine held the only reference
-    to it (``sole``), as PyTorch's AccumulateGrad does; otherwise it is copied (an array
-    shared by two edges, a broadcast view, the caller's ``gradient=``, an array a
-    Function keeps), so an in-place update of one ``.grad`` changes nothing else."""
+    holds: the first gradient is copied, later ones are added into that copy."""
     old = leaf._grad
     if old is None:
-        leaf._grad = _wrap_grad(g if sole else g.copy())
+        leaf._grad = _wrap_grad(g.copy())
     elif old.grad_fn is None and old._data.flags.writeable:
         old._data += g
     else:

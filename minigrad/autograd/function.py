@@ -192,65 +192,47 @@ class Function:
         if not _state.enabled:
             # Recording is off (under no_grad, or inside a backward pass): just compute.
             return _wrap(cls.forward(ctx, *args))
-        # Which arguments need a gradient, and where each one's gradient goes. (Spelled
-        # out for one and two arguments, the common cases: this runs once per operation.)
-        n = len(args)
-        if n == 2:
-            a, b = args
-            na = type(a) in _TENSOR_TYPES and a._requires_grad
-            nb = type(b) in _TENSOR_TYPES and b._requires_grad
-            needs = (na, nb)
-            nexts = ((a.grad_fn or a) if na else None, (b.grad_fn or b) if nb else None)
-            any_needs = na or nb
-        elif n == 1:
-            (a,) = args
-            any_needs = type(a) in _TENSOR_TYPES and a._requires_grad
-            needs = (any_needs,)
-            nexts = ((a.grad_fn or a) if any_needs else None,)
-        else:
-            needs = tuple([type(a) in _TENSOR_TYPES and a._requires_grad for a in args])
-            nexts = tuple([(a.grad_fn or a) if n else None for a, n in zip(args, needs)])
-            any_needs = True in needs
+        # Which arguments need a gradient, and where each one's gradient goes: the node
+        # that made the argument, or the argument itself when it is a leaf.
+        needs = tuple(_is_tensor(a) and a._requires_grad for a in args)
+        nexts = tuple((a.grad_fn or a) if n else None for a, n in zip(args, needs))
         _state.enabled = False
         try:
             result = cls.forward(ctx, *args)
         finally:
             _state.enabled = True
-        if not any_needs:
+        if not any(needs):
             return _wrap(result)
-        data = result._data if type(result) in _TENSOR_TYPES else result
-        if type(data) is not _ndarray:
-            data = np.asarray(data)
-        dtype = data.dtype
-        if dtype.kind != "f":  # integer or bool results carry no gradient
+        data = np.asarray(result._data if _is_tensor(result) else result)
+        if data.dtype.kind != "f":  # integer or bool results carry no gradient
             return _wrap(data)
         ctx.needs_input_grad = needs
         ctx.next_functions = nexts
-        ctx._shape = data.shape
-        ctx._dtype = dtype
-        out = _new(Tensor)
-        out._version = None
-        saved = ctx._saved
-        if saved:
-            for s in saved:
-                if s is result:
-                    out._version = [0]
-                    ctx._saved = tuple(
-                        [_SavedOutput(data, out._version) if s is result else s for s in saved]
-                    )
-                    ctx._saved_versions = tuple(
-                        [0 if s is result else v for s, v in zip(saved, ctx._saved_versions)]
-                    )
-                    break
-        out._data = data
-        out._grad = None
-        out._requires_grad = True
-        out.grad_fn = ctx
+        ctx._shape, ctx._dtype = data.shape, data.dtype
+        out = Tensor._make(data, True, ctx)
+        if any(s is result for s in ctx._saved):
+            ctx._save_output(result, out)
         return out
+
+    def _save_output(self, result, out) -> None:
+        """``forward`` saved its own result: keep it as a ``_SavedOutput`` (no reference
+        cycle), sharing the output tensor's version counter."""
+        out._version = [0]
+        saved = self._saved
+        self._saved = tuple(
+            _SavedOutput(out._data, out._version) if s is result else s for s in saved
+        )
+        self._saved_versions = tuple(
+            0 if s is result else v for s, v in zip(saved, self._saved_versions)
+        )
 
 
 _new = object.__new__
 _ndarray = np.ndarray
+
+
+def _is_tensor(x) -> bool:
+    return type(x) in _TENSOR_TYPES
 
 
 def _wrap(result):

@@ -15,7 +15,6 @@ from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
 from minigrad.functions.indexing import Where
-from minigrad.kernels.runtime import products_ran
 
 
 # ------------------------------------------------------------------ tensor (op) tensor
@@ -302,7 +301,6 @@ class MatMul(Function):
             out = np.matmul(a._data, b._data)
         except ValueError:
             raise _matmul_error(a._data.shape, b._data.shape) from None
-        products_ran()
         return out
 
     @staticmethod
@@ -322,7 +320,6 @@ class MatMul(Function):
             unbroadcast(np.matmul(g, b.swapaxes(-1, -2)), a.shape) if a_needs else None,
             unbroadcast(np.matmul(a.swapaxes(-1, -2), g), b.shape) if b_needs else None,
         )
-        products_ran()
         return grads
 
 

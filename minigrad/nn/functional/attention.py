@@ -49,7 +49,6 @@ from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
-from minigrad.kernels.runtime import products_ran
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.tensor import Tensor
 
@@ -140,7 +139,6 @@ def _weights_arrays(q, k, bias, causal, scale, dropout_p, out_batch):
     after dropout and ``keep`` the dropout mask (``p`` itself and None without dropout).
     """
     scores = np.matmul(q, _swap(k))  # (..., L, S), raw: the kernel scales
-    products_ran()
     shape = out_batch + scores.shape[-2:]
     if scores.shape != shape:
         scores = np.array(np.broadcast_to(scores, shape))
@@ -172,7 +170,6 @@ def _backward_arrays(go, q, k, v, p, keep, scale, causal, needs, need_ds):
         pd = p if keep is None else p * keep  # (..., L, S)
         dv = _product_into(_swap(pd), go, v)  # (..., S, Ev), batch dims of the scores
     g = np.matmul(go, _swap(v))  # (..., L, S), dO V^T
-    products_ran()
     if g.shape != p.shape:
         g = np.array(np.broadcast_to(g, p.shape))
     out_scale = 1.0 if need_ds else scale  # dQ, dK take the scale from dS, or after
