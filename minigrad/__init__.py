@@ -87,7 +87,13 @@ from minigrad.dtypes import (
     short,
     uint8,
 )
-from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
+from minigrad.gradcheck import (
+    GradcheckError,
+    gradcheck,
+    gradcheck_graph,
+    gradcheck_module,
+    gradgradcheck,
+)
 from minigrad.kernels.runtime import (
     get_num_threads,
     keep_freed_memory,
@@ -279,6 +285,7 @@ __all__ = [
     "GradcheckError",
     "enable_grad",
     "gradcheck",
+    "gradcheck_graph",
     "gradcheck_module",
     "gradgradcheck",
     "is_grad_enabled",

@@ -10,6 +10,7 @@ import importlib
 from minigrad.autograd.api import backward, grad
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd.recording import graph_recording
 
 #: Names re-exported from minigrad.gradcheck on first access (not imported here: the
 #: checker sits above autograd).
@@ -17,7 +18,9 @@ _GRADCHECK_NAMES = (
     "GradcheckError",
     "GradcheckResult",
     "GradcheckWarning",
+    "GraphCheckResult",
     "gradcheck",
+    "gradcheck_graph",
     "gradcheck_module",
     "gradgradcheck",
 )
@@ -35,12 +38,15 @@ __all__ = [
     "GradcheckError",
     "GradcheckResult",
     "GradcheckWarning",
+    "GraphCheckResult",
     "gradcheck_module",
     "backward",
     "enable_grad",
     "grad",
     "gradcheck",
+    "gradcheck_graph",
     "gradgradcheck",
+    "graph_recording",
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",

@@ -57,6 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.grad_mode import _state
+from minigrad.autograd.recording import _recording, record
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to read saved tensors after "
@@ -212,6 +213,8 @@ class Function:
         out = Tensor._make(data, True, ctx)
         if any(s is result for s in ctx._saved):
             ctx._save_output(result, out)
+        if _recording.active:  # inside graph_recording(): keep the arguments too
+            record(ctx, args)
         return out
 
     def _save_output(self, result, out) -> None:

@@ -11,13 +11,16 @@ Read it from the core outwards:
   vacuous / non-differentiable;
 - ``run``: the steps of one check; ``fast``: random projections for large inputs;
 - ``report``: ``GradcheckResult`` and the readable message;
-- ``api``: ``gradcheck`` and ``gradgradcheck``; ``module``: ``gradcheck_module``.
+- ``api``: ``gradcheck`` and ``gradgradcheck``; ``module``: ``gradcheck_module``;
+- ``graph``: ``gradcheck_graph``, every node of a recorded graph checked on its own
+  inputs (``node``: the check of one node).
 
 The package sits above ``autograd`` and ``nn``; neither imports it (``minigrad.autograd``
 re-exports the public names lazily, for PyTorch's spelling).
 """
 
 from minigrad.gradcheck.api import gradcheck, gradgradcheck
+from minigrad.gradcheck.graph import GraphCheckResult, gradcheck_graph
 from minigrad.gradcheck.module import gradcheck_module
 from minigrad.gradcheck.report import (
     GradcheckError,
@@ -30,8 +33,10 @@ __all__ = [
     "GradcheckError",
     "GradcheckResult",
     "GradcheckWarning",
+    "GraphCheckResult",
     "PairResult",
     "gradcheck",
+    "gradcheck_graph",
     "gradcheck_module",
     "gradgradcheck",
 ]

@@ -37,6 +37,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._format import shape_str
+from minigrad.autograd.recording import _recording, module_scope
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
@@ -93,7 +94,10 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not _recording.active:
+            return self.forward(*args, **kwargs)
+        with module_scope(self):  # graph_recording() names each node's module
+            return self.forward(*args, **kwargs)
 
     # ------------------------------------------------------------------ registration
     def _require_init(self, what: str) -> None:

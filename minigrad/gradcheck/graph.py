@@ -1,0 +1,268 @@
+"""``gradcheck_graph``: find which node of a model's graph has the wrong backward.
+
+``gradcheck`` says whether the Jacobian of a whole function is right. When it is not,
+the question is which backward is wrong. Every node of the graph is a ``Function``
+applied to some inputs; recorded inside ``mg.autograd.graph_recording()``, a node also
+keeps those inputs and the module that made it. ``gradcheck_graph`` then checks each
+node on its own, in backward order (the order in which ``backward()`` runs them), with
+``check_node`` (a small float64 ``gradcheck`` of that node alone), and reports the
+first wrong node: its class, its module path, the input whose gradient is wrong and
+the worst entries.
+
+    with mg.autograd.graph_recording(model):
+        loss = loss_fn(model(x), y)
+    result = mg.autograd.gradcheck_graph(loss)
+
+or, letting the checker run the model itself: ``gradcheck_graph(model, x)``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import enable_grad
+from minigrad.autograd.recording import graph_recording, paused
+from minigrad.gradcheck.node import check_node
+from minigrad.gradcheck.options import as_tuple
+from minigrad.gradcheck.report import LABELS, GradcheckError, _table
+from minigrad.tensor import Tensor
+
+#: Checked elements per input of a node (a random sample beyond that).
+MAX_ELEMENTS = 32
+#: Output elements of a node checked row by row (a random projection beyond that).
+MAX_OUTPUTS = 64
+
+STATUS_LABELS = dict(LABELS, skipped="skipped")
+
+
+@dataclass
+class NodeResult:
+    """The check of one node.
+
+    Attributes:
+        position: the node's place in backward order (0 runs first).
+        name: the node's Function class; ``module_path`` the module that made it
+            (``"layers.1.norm1"``, ``""`` at the top level).
+        status: a gradcheck verdict (``"passed"``, ``"failed"``, ``"inconclusive"``,
+            ``"vacuous"``, ``"non-differentiable"``) or ``"skipped"``; ``reason`` why.
+        result: the node's ``GradcheckResult`` (None when skipped).
+        checked: for each checked input, (elements checked, elements): fewer where
+            the input was sampled.
+    """
+
+    position: int
+    name: str
+    module_path: str
+    status: str
+    reason: str
+    result: object = None
+    checked: dict = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return self.module_path or "(top level)"
+
+    @property
+    def wrong_inputs(self) -> list:
+        """The names of the inputs whose gradient this node gets wrong."""
+        if self.result is None:
+            return []
+        return [p.input_name for p in self.result.pairs if p.verdict == "failed"]
+
+
+class GraphCheckResult:
+    """Every node's check. ``bool(result)`` is False when some node failed;
+    ``result.first_wrong`` is the first failed node in backward order (or None);
+    ``str(result)`` is the report."""
+
+    def __init__(self, nodes: list, atol: float, rtol: float):
+        self.nodes, self.atol, self.rtol = nodes, atol, rtol
+
+    @property
+    def wrong(self) -> list:
+        return [n for n in self.nodes if n.status == "failed"]
+
+    @property
+    def first_wrong(self) -> NodeResult | None:
+        return self.wrong[0] if self.wrong else None
+
+    @property
+    def verdict(self) -> str:
+        statuses = {n.status for n in self.nodes}
+        for v in ("failed", "inconclusive", "non-differentiable"):
+            if v in statuses:
+                return v
+        return "passed"
+
+    def __bool__(self) -> bool:
+        return self.verdict != "failed"
+
+    def counts(self) -> dict:
+        out = {s: 0 for s in STATUS_LABELS}
+        for n in self.nodes:
+            out[n.status] += 1
+        return out
+
+    def elements(self) -> tuple:
+        """(elements checked, elements) over every checked input of every node."""
+        pairs = [s for n in self.nodes for s in n.checked.values()]
+        return sum(a for a, _ in pairs), sum(b for _, b in pairs)
+
+    def __str__(self) -> str:
+        counts = self.counts()
+        checked = len(self.nodes) - counts["skipped"]
+        lines = [
+            f"gradcheck_graph {STATUS_LABELS[self.verdict]} (atol={self.atol:g}, "
+            f"rtol={self.rtol:g}, float64)"
+        ]
+        first = self.first_wrong
+        if first is not None:
+            inputs = ", ".join(first.wrong_inputs) or "its inputs"
+            lines.append(
+                f"first wrong node in backward order: #{first.position} {first.name} in "
+                f"{first.where}, gradient with respect to {inputs}"
+            )
+        tally = ", ".join(f"{counts[s]} {s}" for s in STATUS_LABELS if counts[s] and s != "skipped")
+        lines.append(
+            f"{len(self.nodes)} nodes: {checked} checked ({tally}), {counts['skipped']} skipped"
+        )
+        done, total = self.elements()
+        if done < total:
+            lines.append(
+                f"{done} of {total} input elements checked (inputs larger than "
+                "max_elements are sampled)"
+            )
+        rows = [["#", "node", "module", "verdict", "elements checked"]]
+        for n in self.nodes:
+            checked = ", ".join(f"{k}: {a}/{b}" for k, (a, b) in n.checked.items())
+            rows.append([str(n.position), n.name, n.where, STATUS_LABELS[n.status], checked])
+        lines.append(_table(rows, indent="  "))
+        for n in self.nodes:
+            if n.status in ("passed", "vacuous"):
+                continue
+            lines.append("")
+            lines.append(
+                f"#{n.position} {n.name} ({n.where}): {STATUS_LABELS[n.status]}: {n.reason}"
+            )
+        if first is not None:
+            lines.append("")
+            lines.append(f"#{first.position} {first.name} in {first.where}:")
+            lines.append(str(first.result))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<GraphCheckResult {self.verdict}: {len(self.nodes)} node(s)>"
+
+
+def gradcheck_graph(
+    outputs,
+    *args,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    max_elements: int = MAX_ELEMENTS,
+    max_outputs: int = MAX_OUTPUTS,
+    seed: int = 0,
+    raise_exception: bool = False,
+    module=None,
+) -> GraphCheckResult:
+    """Check the backward of every node of a graph on the node's own inputs.
+
+    Each node (a ``Function`` applied to recorded inputs) is called again on float64
+    copies of its inputs, and its backward is compared with central finite
+    differences of its forward, with ``gradcheck``'s rule (an entry fails only when
+    ``|numerical - analytical| > atol + rtol * |numerical|`` plus the estimated
+    finite-difference error). Inputs with more than ``max_elements`` elements are
+    checked on a random sample of that many, outputs with more than ``max_outputs``
+    elements through a random projection, so each node costs at most a few hundred
+    calls of its forward.
+
+    Args:
+        outputs: a Tensor (or tuple of Tensors) whose graph was built inside
+            ``mg.autograd.graph_recording()``; or a function or module, which is then
+            called on ``args`` inside ``graph_recording`` to build the graph.
+        args: the arguments when ``outputs`` is a function or module.
+        atol, rtol: as for ``gradcheck``.
+        max_elements: per node input, the most elements checked (a random sample).
+        max_outputs: per node, the most output elements checked row by row.
+        seed: seed of the samples, projections and cotangents.
+        raise_exception: raise ``GradcheckError`` when a node is wrong.
+        module: names the module paths when ``outputs`` is a function (a module
+            passed as ``outputs`` names them itself).
+
+    Returns:
+        A ``GraphCheckResult``: ``result.first_wrong`` (the first failed node in
+        backward order: class, module path, wrong inputs, its ``GradcheckResult``),
+        and every node's status.
+
+    Example::
+
+        >>> model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+        >>> result = mg.autograd.gradcheck_graph(model, mg.randn(3, 4))
+        >>> result.first_wrong is None
+        True
+    """
+    if callable(outputs) and not isinstance(outputs, Tensor):
+        root = module if module is not None else outputs
+        root = root if hasattr(root, "named_modules") else None
+        with enable_grad(), graph_recording(root):
+            outputs = outputs(*args)
+    roots = [o.grad_fn for o in as_tuple(outputs) if isinstance(o, Tensor) and o.grad_fn]
+    if not roots:
+        raise ValueError(
+            "gradcheck_graph: the outputs have no graph (grad_fn is None): nothing that "
+            "requires grad went into them"
+        )
+    order = backward_order(roots)
+    if not any(hasattr(node, "recorded_args") for node in order):
+        raise RuntimeError(
+            "gradcheck_graph: the graph was not recorded; build it inside "
+            "`with mg.autograd.graph_recording(model):`, or pass the model and its "
+            "inputs: gradcheck_graph(model, x)"
+        )
+    nodes = []
+    with paused():
+        for position, node in enumerate(order):
+            nodes.append(_check(position, node, atol, rtol, max_elements, max_outputs, seed))
+    result = GraphCheckResult(nodes, atol, rtol)
+    if raise_exception and not result:
+        raise GradcheckError(str(result), result)
+    return result
+
+
+def _check(position, node, atol, rtol, max_elements, max_outputs, seed) -> NodeResult:
+    name = type(node).__name__
+    if not hasattr(node, "recorded_args"):
+        reason = "not recorded (made outside graph_recording)"
+        return NodeResult(position, name, "", "skipped", reason)
+    status, reason, result, checked = check_node(
+        node, atol, rtol, max_elements, max_outputs, seed + position
+    )
+    return NodeResult(position, name, node.module_path, status, reason, result, checked)
+
+
+def backward_order(roots: list) -> list:
+    """The nodes reachable from ``roots``, in the order ``backward()`` runs them: a node
+    comes after every node that sends it a gradient (Kahn's algorithm, no recursion)."""
+    pending = {}  # id(node) -> how many edges into it are not yet processed
+    stack, seen = list(roots), {id(r) for r in roots}
+    while stack:
+        node = stack.pop()
+        for nxt in node.next_functions:
+            if isinstance(nxt, Function):
+                pending[id(nxt)] = pending.get(id(nxt), 0) + 1
+                if id(nxt) not in seen:
+                    seen.add(id(nxt))
+                    stack.append(nxt)
+    ready = deque(r for r in dict.fromkeys(roots) if pending.get(id(r), 0) == 0)
+    order = []
+    while ready:
+        node = ready.popleft()
+        order.append(node)
+        for nxt in node.next_functions:
+            if isinstance(nxt, Function):
+                pending[id(nxt)] -= 1
+                if pending[id(nxt)] == 0:
+                    ready.append(nxt)
+    return order
