@@ -119,7 +119,7 @@ def check_node(node, atol: float, rtol: float, max_elements: int, max_outputs: i
     if not isinstance(out, Tensor) or out.dtype != np.float64:
         got = out.dtype if isinstance(out, Tensor) else type(out).__name__
         return "skipped", f"cannot run in float64: it returns {got} for float64 inputs", None, {}
-    evaluate, names = call, {0: "output"}
+    evaluate, names = call, {0: "output 0"}
     if out.numel() > max_outputs:
         v = constant(rng.standard_normal(out.shape))
         names = {0: f"(v * output).sum() (output {_shape(out.shape)} projected)"}
