@@ -18,6 +18,7 @@ from minigrad._constant import constant
 from minigrad._format import shape_str
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
+from minigrad.gradcheck.graph import gradcheck_graph
 from minigrad.gradcheck.options import (
     DEFAULT_EPS,
     Target,
@@ -87,7 +88,9 @@ def gradcheck(
 
     Raises:
         GradcheckError: on failure; the message names the output and the input and
-            lists the worst entries.
+            lists the worst entries. ``error.result.graph_check()`` then checks each
+            node of ``fn``'s graph on its own and names the wrong one
+            (``gradcheck_graph``).
 
     Example::
 
@@ -100,6 +103,9 @@ def gradcheck(
     options = make_options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     warn_low_precision(targets, eps, stacklevel=2)
     result = run_check(lambda: fn(*inputs), targets, options, "gradcheck")
+    result.graph_check = lambda **kwargs: gradcheck_graph(
+        fn, *inputs, atol=atol, rtol=rtol, **kwargs
+    )
     return finish(result, raise_exception, return_result, stacklevel=2)
 
 

@@ -26,10 +26,13 @@ exactly as it was afterwards:
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from minigrad._constant import constant
 from minigrad.gradcheck.api import finish, warn_low_precision
+from minigrad.gradcheck.graph import gradcheck_graph
 from minigrad.gradcheck.options import DEFAULT_EPS, Target, make_options
 from minigrad.gradcheck.run import run_check
 from minigrad.random import get_rng_state, set_rng_state
@@ -81,6 +84,47 @@ def gradcheck_module(
         'input 0: ok\\nweight: ok\\nbias: ok'
     """
     options = make_options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
+    with prepared(module, train, dropout, dtype) as reset:
+        args = []
+        targets = []
+        for i, x in enumerate(inputs):
+            if isinstance(x, Tensor) and x.dtype.kind == "f" and check_inputs:
+                data = x._data if dtype is None else x._data.astype(dtype)
+                x = Tensor(data, requires_grad=True)
+                targets.append(Target(x, f"input {i}", i))
+            elif isinstance(x, Tensor) and x.dtype.kind == "f" and dtype is not None:
+                x = constant(x._data.astype(dtype))
+            args.append(x)
+        for k, (name, p) in enumerate(module.named_parameters()):
+            if p.requires_grad:
+                targets.append(Target(p, name, len(inputs) + k))
+        if not targets:
+            raise ValueError(
+                "gradcheck_module: nothing to check (no floating-point input and no "
+                "parameter that requires grad)"
+            )
+
+        def evaluate():
+            reset()
+            return module(*args)
+
+        warn_low_precision(targets, eps, stacklevel=2)
+        result = run_check(evaluate, targets, options, "gradcheck_module")
+
+    def graph_check(**kwargs):
+        with prepared(module, train, dropout, dtype) as reset:
+            reset()
+            return gradcheck_graph(module, *args, atol=atol, rtol=rtol, **kwargs)
+
+    result.graph_check = graph_check
+    return finish(result, raise_exception, return_result, stacklevel=2)
+
+
+@contextlib.contextmanager
+def prepared(module, train: bool, dropout: bool, dtype):
+    """The module in the state a check needs (the module docstring), and exactly as it
+    was afterwards. Yields ``reset()``, which restores the buffers and the random
+    generator before an evaluation, so that every evaluation sees the same state."""
     modules = list(module.modules())
     modes = [m.training for m in modules]
     params = list(module.named_parameters())
@@ -97,33 +141,13 @@ def gradcheck_module(
             for m in modules:
                 if _is_dropout(m):
                     m.train(False)
-        args = []
-        targets = []
-        for i, x in enumerate(inputs):
-            if isinstance(x, Tensor) and x.dtype.kind == "f" and check_inputs:
-                data = x._data if dtype is None else x._data.astype(dtype)
-                x = Tensor(data, requires_grad=True)
-                targets.append(Target(x, f"input {i}", i))
-            elif isinstance(x, Tensor) and x.dtype.kind == "f" and dtype is not None:
-                x = constant(x._data.astype(dtype))
-            args.append(x)
-        for k, (name, p) in enumerate(params):
-            if p.requires_grad:
-                targets.append(Target(p, name, len(inputs) + k))
-        if not targets:
-            raise ValueError(
-                "gradcheck_module: nothing to check (no floating-point input and no "
-                "parameter that requires grad)"
-            )
 
-        def evaluate():
+        def reset():
             for b, saved in snapshot:
                 b._data = saved.copy()
             set_rng_state(rng_state)
-            return module(*args)
 
-        warn_low_precision(targets, eps, stacklevel=2)
-        result = run_check(evaluate, targets, options, "gradcheck_module")
+        yield reset
     finally:
         for m, mode in zip(modules, modes):
             object.__setattr__(m, "training", mode)
@@ -132,7 +156,6 @@ def gradcheck_module(
         for b, data in buffer_state:
             b._data = data
         set_rng_state(rng_state)
-    return finish(result, raise_exception, return_result, stacklevel=2)
 
 
 def _is_dropout(module) -> bool:

@@ -169,6 +169,11 @@ class GradcheckResult:
         notes: warnings worth reading (low-precision inputs, a blind cotangent).
         cost: how many times the function and backward ran (``function_calls``,
             ``backward_passes``).
+        graph_check: for ``gradcheck`` and ``gradcheck_module``, a function that
+            checks every node of the checked function's graph on its own
+            (``gradcheck_graph``, same tolerances; keyword arguments are passed on):
+            ``result.graph_check().first_wrong`` names the wrong backward. None
+            elsewhere.
     """
 
     def __init__(self, kind, pairs, problems, notes, options, verdict: str):
@@ -179,6 +184,7 @@ class GradcheckResult:
         self.atol, self.rtol, self.fast_mode = options.atol, options.rtol, options.fast_mode
         self.cost = dict(options.cost)
         self.verdict = verdict
+        self.graph_check = None
 
     def __bool__(self) -> bool:
         return self.verdict != "failed"
@@ -248,6 +254,12 @@ class GradcheckResult:
         for note in self.notes:
             lines.append("")
             lines.append(f"note: {note}")
+        if self.verdict == "failed" and self.graph_check is not None:
+            lines.append("")
+            lines.append(
+                "To find which node's backward is wrong: error.result.graph_check() (or "
+                "result.graph_check() with return_result=True)"
+            )
         return "\n".join(lines)
 
     def __repr__(self) -> str:

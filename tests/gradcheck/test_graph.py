@@ -404,3 +404,25 @@ def test_every_builtin_node_of_a_transformer_block_passes(norm_first):
     x = mg.randn(2, 3, 8)
     result = gradcheck_graph(block, x)
     assert result.counts()["failed"] == 0, str(result)
+
+
+# ------------------------------------------------------------------ from a failing check
+def test_a_failing_gradcheck_leads_to_the_wrong_node():
+    x, target = data()
+    x.requires_grad_()
+    model = planted(PLANTS[3])  # the wrong broadcast, in encoder.1.gate
+    with pytest.raises(GradcheckError, match="graph_check") as caught:
+        mg.gradcheck(lambda x: model(x, target), (x,))
+    wrong = caught.value.result.graph_check().first_wrong
+    assert (wrong.name, wrong.module_path) == ("GateFn", "encoder.1.gate")
+
+
+def test_a_failing_module_check_leads_to_the_wrong_node():
+    x, target = data()
+    model = planted(PLANTS[5])  # only the weight's gradient is wrong, in encoder.0.lin
+    before = [p.numpy().copy() for p in model.parameters()]
+    result = mg.gradcheck_module(model, x, target, return_result=True)
+    assert result.verdict == "failed" and result.by_input()["encoder.0.lin.weight"] == "failed"
+    wrong = result.graph_check().first_wrong
+    assert (wrong.module_path, wrong.wrong_inputs) == ("encoder.0.lin", ["input 1"])
+    assert all(np.array_equal(a, p.numpy()) for a, p in zip(before, model.parameters()))
