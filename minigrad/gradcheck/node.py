@@ -122,7 +122,7 @@ def check_node(node, atol: float, rtol: float, max_elements: int, max_outputs: i
     evaluate, names = call, {0: "output 0"}
     if out.numel() > max_outputs:
         v = constant(rng.standard_normal(out.shape))
-        names = {0: f"(v * output).sum() (output {_shape(out.shape)} projected)"}
+        names = {0: f"output 0 {_shape(out.shape)} projected on a random v"}
 
         def evaluate():
             return (call() * v).sum()
