@@ -24,6 +24,7 @@ afterwards, untouched.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from minigrad.gradcheck.fast import fast_check
 from minigrad.gradcheck.numeric import Evaluator, Stencil, needs_refinement
 from minigrad.gradcheck.options import Options, as_tuple, machine_eps, step_for
 from minigrad.gradcheck.report import GradcheckResult
+from minigrad.gradcheck.steps import revisit
 from minigrad.gradcheck.verdict import overall_verdict, pair_result
 
 #: Beyond this many Jacobian entries per (all outputs, one input) a full check would
@@ -178,7 +180,11 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
             diffs = stencil.differences(rows, noise_eps)
             # The analytical side rounds too (a float32 backward): a few ulps of the row.
             row_max = np.max(np.abs(np.nan_to_num(analytical)), axis=1, keepdims=True, initial=0.0)
-            error = diffs.error + 16.0 * machine_eps(t.tensor.dtype) * row_max
+            rounding = 16.0 * machine_eps(t.tensor.dtype) * row_max
+            error = diffs.error + rounding
+            look = functools.partial(
+                _second_look, stencil, rows, noise_eps, analytical, rounding, options
+            )
             pairs.append(
                 pair_result(
                     n,
@@ -193,6 +199,18 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
                     extra.get((n, i)),
                     scale=0.0,
                     precision_loss=diffs.kappa * noise_eps / machine_eps(t.tensor.dtype),
+                    second_look=look,
                 )
             )
     return pairs
+
+
+def _second_look(stencil, rows, noise_eps, analytical, rounding, options, status):
+    """``steps.revisit`` for one (output, input) block: the failed and undecided
+    entries decided again at smaller steps (the analytical rounding added)."""
+    unit = stencil.resolution(rows, noise_eps)
+    flat, value, bound, new, multiple = revisit(
+        stencil, rows, status, analytical, unit, options.atol, options.rtol
+    )
+    bound = bound + np.broadcast_to(rounding, analytical.shape).reshape(-1)[flat]
+    return flat, value, bound, new, multiple

@@ -188,16 +188,27 @@ def pair_result(
     extra_failure,
     scale,
     precision_loss=1.0,
+    second_look=None,
 ):
     numerical = diffs.central
     status = classify(diffs, analytical, error, options.atol, options.rtol, scale)
-    # A forward that loses precision leaves entries undecided. In float64, where a check
-    # is meant to be decisive, that is a failure of the forward (PyTorch fails it too);
-    # in lower precision it is said, and the entries stay inconclusive.
+    # Entries the step h could not decide, or failed, get a second look at smaller
+    # steps (``steps.revisit``): where the estimates never agree, they are inconclusive.
+    unsettled = 0
+    if second_look is not None:
+        flat, value, bound, new, _ = second_look(status)
+        if flat.size:
+            status.flat[flat] = new
+            unsettled = int(np.count_nonzero(new == INCONCLUSIVE))
+            # Where some step gave a bounded estimate it replaces the first one.
+            bounded = np.isfinite(bound)
+            numerical, error = numerical.copy(), error.copy()
+            numerical.flat[flat[bounded]] = value[bounded]
+            error.flat[flat[bounded]] = bound[bounded]
+    # A forward that loses precision leaves entries undecided: that is said, and the
+    # entries stay inconclusive, in float64 as in lower precision.
     undecided = (status == INCONCLUSIVE) & np.isfinite(error)
     lost = precision_loss > LOST_PRECISION and bool(undecided.any())
-    if lost and target.tensor.dtype == np.float64:
-        status[undecided] = FAILED
     verdict = pair_verdict(status, numerical, analytical, error, options.atol)
     counts = dict(zip(STATUS_NAMES.values(), np.bincount(status.ravel(), minlength=4).tolist()))
     with np.errstate(invalid="ignore"):
@@ -206,8 +217,14 @@ def pair_result(
     finite_err = error[np.isfinite(error)]
     fd_error = float(finite_err.max()) if finite_err.size else 0.0
     reason = _reason(verdict, status, counts, error, out, target, options, diffs.step)
+    if unsettled and verdict == "inconclusive":
+        reason += (
+            f"; for {unsettled} of them the central differences at steps from "
+            f"{2 * diffs.step:.2g} down to {diffs.step / 256:.2g} never agree within the "
+            "tolerance"
+        )
     if lost:
-        reason = _lost_precision_reason(precision_loss, status, target, reason, diffs.step)
+        reason = _lost_precision_reason(precision_loss, target, reason, diffs.step)
     if extra_failure is not None:
         verdict = "failed"
         reason = extra_failure if counts["failed"] == 0 else reason + "; and " + extra_failure
@@ -238,27 +255,21 @@ def pair_result(
     )
 
 
-def _lost_precision_reason(loss, status, target, reason, step) -> str:
+def _lost_precision_reason(loss, target, reason, step) -> str:
     digits = int(np.floor(np.log10(loss)))
     total = int(np.round(-np.log10(np.finfo(target.tensor.dtype).eps)))
     what = (
         f"the forward loses precision: its outputs are about {loss:.0e} times noisier than "
         f"{target.tensor.dtype} rounding of values of their size explains (about {digits} "
         f"of {total} digits lost: computed in lower "
-        "precision, or a subtraction of large, nearly equal terms)"
+        "precision, or a subtraction of large, nearly equal terms: compute the forward in "
+        "float64, or avoid the cancellation)"
     )
-    if target.tensor.dtype != np.float64:
-        # At a low-precision step, structure the step cannot resolve (a pole, an
-        # oscillation across it) looks like noise too: say both.
-        return (
-            f"{reason}; either {what}, or the step {step:.2g} is wide against the "
-            "scale on which the function changes"
-        )
-    failed = int(np.count_nonzero(status == FAILED))
+    # Structure the step cannot resolve (a pole, a change on the scale of the step)
+    # looks like noise too: say both.
     return (
-        f"{what}, so {failed} of {status.size} entries cannot be verified at this tolerance, "
-        "which fails a float64 check: compute the forward in float64, or avoid the "
-        "cancellation"
+        f"{reason}; either {what}, or the step {step:.2g} is wide against the "
+        "scale on which the function changes"
     )
 
 
@@ -368,6 +379,6 @@ def _inconclusive_reason(status, error, out, target, what, step) -> str:
 
 
 def _round_up(x: float) -> str:
-    if not np.isfinite(x) or x <= 0:
+    if not np.isfinite(x) or x <= 0 or x > 1e300:
         return "a larger value"
     return f"{10 ** np.ceil(np.log10(x)):.0e}"

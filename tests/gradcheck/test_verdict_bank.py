@@ -4,7 +4,7 @@
   must name exactly the inputs whose gradient is wrong.
 - **ill**: correct backwards of ill-conditioned functions (float64). Never failed;
   ``passed`` where the finite differences can decide, ``inconclusive`` where they
-  cannot (said why).
+  cannot (said why), also where the forward loses precision.
 - **vacuous**: probes in which both Jacobians are zero: ``vacuous``, never ``passed``.
 - **second**: double backwards through ``gradgradcheck``, right and wrong, with random
   and with blind (all-ones) cotangents.
@@ -192,15 +192,6 @@ BANK = [
         float32=None,
     ),
     Case(
-        "float32 forward, exact float64 backward",
-        "wrong",
-        _float32_inside,
-        lambda g, x: (g * np.cos(x),),
-        normal(6),
-        {"failed"},
-        {0},
-    ),
-    Case(
         "exp at 30..60, backward 1% too large",
         "wrong",
         np.exp,
@@ -347,6 +338,16 @@ BANK = [
     ),
     # --- correct but ill-conditioned (float64): never failed
     Case("x + 1e9", "ill", lambda x: x + 1e9, I, normal(6), {"inconclusive"}),
+    # The backward is sin's derivative; the forward loses 8 digits in float32. Entries
+    # the forward's noise leaves unverifiable are inconclusive, in float64 too (issue 26).
+    Case(
+        "float32 forward, exact float64 backward",
+        "ill",
+        _float32_inside,
+        lambda g, x: (g * np.cos(x),),
+        normal(6),
+        {"inconclusive"},
+    ),
     Case(
         "exp at 30..60", "ill", np.exp, lambda g, x: (g * np.exp(x),), uniform(30, 60, 6), DECIDED
     ),
@@ -594,13 +595,16 @@ def test_a_wrong_gradient_by_half_is_never_inconclusive_at_large_outputs():
         assert minigrad_verdict(case)[0] == "failed", c
 
 
-def test_lost_precision_is_said_and_fails_in_float64():
+def test_lost_precision_is_said_and_inconclusive_in_float64():
     x = mg.tensor(np.random.default_rng(0).standard_normal(6), requires_grad=True)
     fn = minigrad_op(_float32_inside, lambda g, x: (g * np.cos(x),))
     result = gradcheck(fn, (x,), return_result=True, raise_exception=False)
     pair = result.pairs[0]
-    assert result.verdict == "failed" and pair.precision_loss > 1e6
+    assert result.verdict == "inconclusive" and pair.precision_loss > 1e6
     assert "loses precision" in pair.reason and "lower precision" in pair.reason
+    # A wrong backward of the same forward still fails: its error is far above the noise.
+    wrong = minigrad_op(_float32_inside, lambda g, x: (g * np.sin(x),))
+    assert gradcheck(wrong, (x,), return_result=True, raise_exception=False).verdict == "failed"
     # The same forward computed in float64 passes, and reports no loss.
     exact = minigrad_op(np.sin, lambda g, x: (g * np.cos(x),))
     clean = gradcheck(exact, (x,), return_result=True)
