@@ -51,7 +51,8 @@ def ladder(stencil_h, columns: np.ndarray) -> tuple:
     Returns ``(values, steps)``: values (levels, n_out, len(columns)), the central
     differences; steps (levels, len(columns)), the half-widths really applied (``x +-
     s`` is rounded to the input's dtype). A level whose step did not shrink below
-    three quarters of the previous one (the input's spacing is reached) is NaN.
+    three quarters of the previous one (the input's spacing is reached) is NaN, and so
+    is an output that did not move at all at a step below h.
     """
     stencil_h.refine(columns)  # central(2h) for these columns
     small = [m for m in MULTIPLES[2:] for m in (m, -m)]
@@ -67,6 +68,9 @@ def ladder(stencil_h, columns: np.ndarray) -> tuple:
             shrunk = half <= 0.75 * steps[level - 1]
             steps[level] = np.where(shrunk, half, np.nan)
             central = (values[k] - values[k + 1]) / (2.0 * steps[level])[:, None]
+            # An output that did not move at all says nothing at this step (a slope
+            # below its rounding hides there): no estimate.
+            central[values[k] == values[k + 1]] = np.nan
             out[level] = central.T
     return out, steps
 
@@ -111,8 +115,10 @@ def best_level(values: np.ndarray, steps: np.ndarray, unit: np.ndarray, first=Tr
             if p == 0:
                 continue
             # c_(p+1) after the gap halved; its noise witnessed by pairs p+1 and below.
-            halved = d[p] <= 0.5 * d[p - 1]
-            witness = np.isfinite(below[p + 1])
+            # Exactly equal neighbours are no evidence: a quantized output (the same
+            # number of rounding units at two steps) repeats itself.
+            halved = (d[p] <= 0.5 * d[p - 1]) & (d[p] > 0)
+            witness = below[p + 1] > 0
             twice = p >= 2 and halved & (d[p - 1] <= 0.5 * d[p - 2])
             walked = np.where(witness, d[p] + 3.0 * below[p + 1] / steps[p + 1], d[p])
             walked = np.where(halved & (witness | twice), walked, np.inf)
@@ -123,10 +129,14 @@ def best_level(values: np.ndarray, steps: np.ndarray, unit: np.ndarray, first=Tr
     return values[level, pick], bounds[level, pick], level
 
 
-def revisit(stencil_h, rows: slice, status, analytical, unit, atol: float, rtol: float):
+def revisit(stencil_h, rows: slice, status, analytical, unit, kappa, atol: float, rtol: float):
     """Re-decide the failed and undecided entries of one (output, input) block.
 
-    ``unit`` is one rounding unit of each entry at h (``Stencil.resolution``). Entries
+    ``unit`` is one rounding unit of each entry at h (``Stencil.resolution``) and
+    ``kappa`` the measured amplification of rounding: an estimate at step s is never
+    trusted below ``4 kappa`` units at h, scaled by h / s. (The caller passes 1 for a
+    kappa that would make the noise a visible fraction of the outputs: that is the
+    first analysis mistaking a change on the scale of the step for noise.) Entries
     whose analytical value is not finite keep their verdict. Returns ``(flat indices,
     numerical, error, status, step multiple)`` for the revisited entries (empty arrays
     when there are none).
@@ -143,8 +153,9 @@ def revisit(stencil_h, rows: slice, status, analytical, unit, atol: float, rtol:
     # An entry the first step failed may be confirmed at 2h or h; one it left
     # undecided is decided, if at all, at a smaller step.
     first = status.reshape(-1)[flat] == FAILED
+    units = unit.reshape(-1)[flat] * max(1.0, 2.0 * kappa)
     numerical, error, level = best_level(
-        values[:, rows][:, r, position], steps[:, position], unit.reshape(-1)[flat], first
+        values[:, rows][:, r, position], steps[:, position], units, first
     )
     a = analytical.reshape(-1)[flat]
     new = np.full(flat.size, INCONCLUSIVE, dtype=np.int8)
@@ -153,5 +164,11 @@ def revisit(stencil_h, rows: slice, status, analytical, unit, atol: float, rtol:
         diff = np.abs(numerical - a)
         new[(diff <= tol) & (error <= tol)] = PASSED
         new[diff > tol + error] = FAILED
-    new[~np.isfinite(error)] = INCONCLUSIVE
+    # Where no step gave a bounded estimate and the output never moved at any step,
+    # the first analysis's failure stands (backward says the output depends on an
+    # input it does not move with); otherwise the entry is undecided.
+    still = values[:, rows][:, r, position]
+    never_moved = np.all((still == 0) | np.isnan(still), axis=0)
+    unbounded = ~np.isfinite(error)
+    new[unbounded] = np.where(first & never_moved, FAILED, INCONCLUSIVE)[unbounded]
     return flat, numerical, error, new, np.array(MULTIPLES)[level]
