@@ -200,8 +200,9 @@ def pair_result(
         if flat.size:
             status.flat[flat] = new
             unsettled = int(np.count_nonzero(new == INCONCLUSIVE))
-            # Where some step gave a bounded estimate it replaces the first one.
-            bounded = np.isfinite(bound)
+            # Where a smaller step decided the entry, its estimate replaces the first;
+            # an entry no step settles is reported as the first step saw it.
+            bounded = np.isfinite(bound) & (new != INCONCLUSIVE)
             numerical, error = numerical.copy(), error.copy()
             numerical.flat[flat[bounded]] = value[bounded]
             error.flat[flat[bounded]] = bound[bounded]
