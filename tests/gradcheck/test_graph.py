@@ -11,7 +11,6 @@ the input whose gradient is wrong, and find no other wrong node.
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -383,18 +382,19 @@ def test_every_builtin_node_of_a_transformer_passes_or_says_why():
     model.eval()
     tokens = mg.randn(2, 5, 8)
     target = mg.tensor(np.array([[0, 1, 2, 0, 1], [2, 2, 1, 0, 0]]))
-    start = time.perf_counter()
     with graph_recording(model):
         loss = nn.functional.cross_entropy(model(tokens).reshape(-1, 3), target.reshape(-1))
     result = gradcheck_graph(loss)
-    elapsed = time.perf_counter() - start
     assert result.counts()["failed"] == 0, str(result)
     for node in result.nodes:
         assert node.status in ("passed", "inconclusive", "non-differentiable"), str(result)
         if node.status != "passed":
             assert node.reason
+        # the cost cap: at most max_elements (32) elements of any input are checked
+        assert all(done <= 32 for done, _ in node.checked.values())
     assert any(n.module_path == "0.layers.1.norm2" for n in result.nodes)
-    assert elapsed < 30  # seconds, on a loaded machine; about 2 s when idle
+    done, total = result.elements()
+    assert done < total
 
 
 @pytest.mark.parametrize("norm_first", [False, True])
