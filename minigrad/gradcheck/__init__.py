@@ -9,6 +9,9 @@ Read it from the core outwards:
   backward (determinism, linearity in the cotangent);
 - ``verdict``: the rule that turns numbers into passed / failed / inconclusive /
   vacuous / non-differentiable;
+- ``steps``: a second look at smaller steps for the entries the first step could not
+  decide (or failed), so that a function changing on the scale of the step is not
+  called wrong;
 - ``run``: the steps of one check; ``fast``: random projections for large inputs;
 - ``report``: ``GradcheckResult`` and the readable message;
 - ``api``: ``gradcheck`` and ``gradgradcheck``; ``module``: ``gradcheck_module``;

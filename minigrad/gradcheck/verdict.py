@@ -16,9 +16,13 @@ For each entry, with D the numerical derivative, E its estimated error (see
                    differences converge, and A lies between them (a valid one-sided
                    derivative or subgradient). If A lies outside, the entry is failed.
 
+Entries this rule fails or leaves undecided get a second look at smaller steps
+(``steps``, passed in as ``second_look``): its verdict replaces this one, and where
+the differences at no step agree the entry is inconclusive, never failed.
+
 A forward that loses precision (its rounding noise a thousand times what rounding at
-the input's dtype explains) is said in the reason; in float64 its undecided entries
-fail, since a float64 check is meant to be decisive.
+the input's dtype explains) is said in the reason; its undecided entries stay
+inconclusive, in float64 as in lower precision.
 
 A (output, input) pair is *failed* if any entry failed; otherwise *vacuous* if a
 backward returning zeros would have passed too (every |A| <= atol and every
