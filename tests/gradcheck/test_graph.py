@@ -397,13 +397,42 @@ def test_every_builtin_node_of_a_transformer_passes_or_says_why():
     assert done < total
 
 
-@pytest.mark.parametrize("norm_first", [False, True])
-def test_every_builtin_node_of_a_transformer_block_passes(norm_first):
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"norm_first": False},
+        {"norm_first": True},
+        {"norm": "rms", "activation": "swiglu"},
+        {"norm": "none", "activation": "gelu"},
+    ],
+    ids=repr,
+)
+def test_every_builtin_node_of_a_transformer_block_passes(options):
     mg.manual_seed(1)
-    block = nn.TransformerBlock(8, 2, dim_feedforward=16, norm_first=norm_first)
+    block = nn.TransformerBlock(8, 2, dim_feedforward=16, **options)
     x = mg.randn(2, 3, 8)
     result = gradcheck_graph(block, x)
     assert result.counts()["failed"] == 0, str(result)
+    assert result.counts()["skipped"] == 0, str(result)
+
+
+def test_a_function_of_a_model_is_named_from_the_model_given():
+    x, target = data()
+    model = planted(PLANTS[1])
+    result = gradcheck_graph(lambda x: model(x, target) * 2.0, x, module=model)
+    assert result.first_wrong.module_path == "encoder.1.norm"
+    assert result.nodes[0].module_path == ""  # the * 2.0 outside the model
+
+
+def test_nested_recording_restores_the_outer_state():
+    x = mg.randn(3, dtype=mg.float64, requires_grad=True)
+    with graph_recording():
+        with graph_recording():
+            a = x.exp()
+        b = x.tanh()
+    c = x.sin()
+    assert hasattr(a.grad_fn, "recorded_args") and hasattr(b.grad_fn, "recorded_args")
+    assert not hasattr(c.grad_fn, "recorded_args")
 
 
 # ------------------------------------------------------------------ from a failing check
