@@ -12,6 +12,8 @@ enough to run the node again. Inside ``graph_recording()`` every node made by
 That is what ``minigrad.gradcheck.gradcheck_graph`` needs to check every node of a
 graph on its own inputs. Recording is off by default and costs one flag read per
 operation and per module call while off. Its state is per thread, like grad mode.
+While on, every node holds a copy of its inputs for as long as the graph lives:
+record a small batch.
 
 Example::
 
