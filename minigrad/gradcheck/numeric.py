@@ -305,6 +305,17 @@ class Stencil:
             smooth=smooth | ~coupled,
         )
 
+    def hidden_slope(self, rows: slice, noise_eps: float) -> np.ndarray:
+        """(n_in,): two rounding units, over the step, of the largest output of this
+        block that moved when the input element did. An output that did not move while
+        those did may hide a slope that small, even if it is itself near zero: it may be
+        computed from values as large as they are (x - logsumexp(x) rounds like x)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            moved = np.where(self.coupled[rows], np.abs(self.base[rows])[:, None], 0.0)
+            largest = np.nan_to_num(np.max(moved, axis=0, initial=0.0), posinf=0.0)
+            spacing = noise_eps * np.exp2(np.floor(np.log2(largest)))
+        return np.where(largest > 0, spacing / self.h, 0.0)
+
     def resolution(self, rows: slice, noise_eps: float) -> np.ndarray:
         """One rounding unit of each output, divided by the step: the rounding error of a
         central difference whose two evaluations are each rounded once, correctly.
