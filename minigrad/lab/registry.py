@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from minigrad.lab.result import LabResult
+from minigrad.lab.threads import one_thread
 
 __all__ = ["EXPERIMENTS", "Experiment", "UnknownExperiment", "get_experiment", "run_experiment"]
 
@@ -68,7 +69,8 @@ def run_experiment(
     quick: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> LabResult:
-    """Run one experiment and time it.
+    """Run one experiment on one thread (``threads.one_thread``: a seeded run repeats to
+    the last digit whatever the load) and time it.
 
     Example::
 
@@ -78,6 +80,7 @@ def run_experiment(
     """
     experiment = get_experiment(name)
     started = time.perf_counter()
-    result = experiment.run(out=out, seed=seed, quick=quick, progress=progress)
+    with one_thread():
+        result = experiment.run(out=out, seed=seed, quick=quick, progress=progress)
     result.seconds = time.perf_counter() - started
     return result

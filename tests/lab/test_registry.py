@@ -63,3 +63,40 @@ def test_same_seed_same_numbers(tmp_path):
     b = run_experiment("saturation", out=tmp_path / "b", seed=3, quick=True)
     assert (a.data["sweep"]["gelu"] == b.data["sweep"]["gelu"]).all()
     assert a.headline == b.headline
+
+
+def test_run_experiment_runs_on_one_thread_and_gives_the_count_back(monkeypatch):
+    import minigrad as mg
+    from minigrad.lab import registry
+    from minigrad.lab.result import LabResult
+
+    seen = []
+
+    def run(out=None, seed=0, quick=False, progress=None):
+        seen.append(mg.get_num_threads())
+        return LabResult("probe", "a claim")
+
+    probe = registry.Experiment("probe", "title", "a claim", run)
+    monkeypatch.setitem(registry.EXPERIMENTS, "probe", probe)
+    saved = mg.get_num_threads()
+    try:
+        mg.set_num_threads(2)
+        run_experiment("probe")
+        assert seen == [1]
+        assert mg.get_num_threads() == 2
+    finally:
+        mg.set_num_threads(saved)
+
+
+def test_the_callers_thread_count_does_not_change_the_numbers(tmp_path):
+    import minigrad as mg
+
+    saved = mg.get_num_threads()
+    try:
+        mg.set_num_threads(2)
+        two = run_experiment("residual-growth", out=tmp_path / "two", seed=1, quick=True)
+        mg.set_num_threads(1)
+        one = run_experiment("residual-growth", out=tmp_path / "one", seed=1, quick=True)
+    finally:
+        mg.set_num_threads(saved)
+    assert one.headline == two.headline
