@@ -32,7 +32,8 @@ class UnknownExperiment(ValueError):
 
 @dataclass(frozen=True)
 class Experiment:
-    """One experiment: its name, a one-line title, the claim it tests and its ``run``.
+    """One experiment: its name, a one-line title, the claim it tests, its ``run``, and
+    ``finding``: what its recorded run measured and the verdict (as in docs/lab.md).
 
     ``run(out=None, seed=0, quick=False, progress=None) -> LabResult`` writes its CSV
     and PNG into ``out`` (default ``runs/lab/NAME``); ``quick`` runs reduced sizes;
@@ -43,11 +44,12 @@ class Experiment:
     title: str
     claim: str
     run: Callable[..., LabResult]
+    finding: str = ""
 
 
 def _load(name: str) -> Experiment:
     module = importlib.import_module(f"minigrad.lab.{_MODULES[name]}")
-    return Experiment(module.NAME, module.TITLE, module.CLAIM, module.run)
+    return Experiment(module.NAME, module.TITLE, module.CLAIM, module.run, module.FINDING)
 
 
 EXPERIMENTS: dict[str, Experiment] = {name: _load(name) for name in _MODULES}

@@ -16,6 +16,7 @@ def test_list_shows_every_experiment_with_its_claim(capsys):
     for exp in EXPERIMENTS.values():
         assert f"  {exp.name}\n" in out
     assert out.count("claim: ") == len(EXPERIMENTS)
+    assert out.count("measured: ") == len(EXPERIMENTS)  # the verdict, not the claim alone
 
 
 def test_unknown_name_is_a_clear_error_without_traceback():

@@ -100,3 +100,15 @@ def test_the_callers_thread_count_does_not_change_the_numbers(tmp_path):
     finally:
         mg.set_num_threads(saved)
     assert one.headline == two.headline
+
+
+def test_each_finding_starts_with_the_verdict_docs_lab_md_records():
+    import pathlib
+    import re
+
+    table = (pathlib.Path(__file__).parents[2] / "docs" / "lab.md").read_text()
+    for name, exp in EXPERIMENTS.items():
+        row = re.search(rf"^\| \[{name}\]\(#{name}\) \| ([a-z ]+) \((\d+) of (\d+)\)", table, re.M)
+        assert row, name
+        verdict, passed, total = row.groups()
+        assert exp.finding.startswith(f"{verdict} ({passed} of {total}"), (name, exp.finding)
