@@ -52,9 +52,12 @@ CLAIM = (
     "5e-3, 6 blocks, 450 steps), post-norm ends slightly better than pre-norm."
 )
 FINDING = (
-    "partly supported (6 of 7 at seed 0, full size): every cell of the grid on the side "
-    "the claim puts it; in the long runs pre-norm ends lower than post-norm at all three "
-    "seeds. Off the grid the lr x L description fails (docs/lab.md)."
+    "partly supported (6 of 7 at seed 0, full size; quick mode, without the long runs, "
+    "supported at seeds 0-3): every grid cell is on the side the claim puts it (post-norm "
+    "without warmup 1.11-1.99 where lr x L <= 0.09, 2.78-2.79 from 0.12; with warmup 1.66 "
+    "and 2.02 at 0.12, 2.79 from 0.18); in the long runs pre-norm ends lower than "
+    "post-norm at all three seeds (by 0.012 to 0.057). Off the grid the lr x L line fails: "
+    "at 0.09 post-norm fails with 12 blocks (3 seeds of 3) and at width 64."
 )
 
 PLACEMENTS = ("post-norm", "pre-norm")
