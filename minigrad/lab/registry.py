@@ -18,6 +18,8 @@ _MODULES = {
     "residual-growth": "residual_growth",
     "gradient-flow": "gradient_flow",
     "warmup": "warmup",
+    "training-stats": "training_stats",
+    "norm-lr-sweep": "norm_lr_sweep",
     "invariance": "invariance",
     "batchnorm-pitfalls": "batchnorm_pitfalls",
     "norm-pitfalls": "norm_pitfalls",

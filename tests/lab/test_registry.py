@@ -4,11 +4,12 @@ import pytest
 
 from minigrad.lab import EXPERIMENTS, UnknownExperiment, get_experiment, run_experiment
 
-NAMES = ["skip-connection", "residual-growth", "gradient-flow", "warmup", "invariance",
-         "batchnorm-pitfalls", "norm-pitfalls", "saturation", "norm-cost"]  # fmt: skip
+NAMES = ["skip-connection", "residual-growth", "gradient-flow", "warmup", "training-stats",
+         "norm-lr-sweep", "invariance", "batchnorm-pitfalls", "norm-pitfalls", "saturation",
+         "norm-cost"]  # fmt: skip
 
 
-def test_the_nine_experiments_in_learning_path_order():
+def test_the_eleven_experiments_in_learning_path_order():
     assert list(EXPERIMENTS) == NAMES
     for name, exp in EXPERIMENTS.items():
         assert exp.name == name
