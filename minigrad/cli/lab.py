@@ -14,7 +14,7 @@ from minigrad.cli import CLIError
 
 EPILOG = """\
 examples:
-  minigrad lab --list                         # the experiments and their claims
+  minigrad lab --list                         # the experiments, claims and verdicts
   minigrad lab residual-growth                # writes runs/lab/residual-growth/
   minigrad lab warmup --seed 1 --out /tmp/w   # another initialization and data order
   minigrad lab all --quick                    # every experiment at reduced size
@@ -60,11 +60,13 @@ def _wrap(text: str, indent: str, first: str | None = None) -> str:
 def _print_list() -> None:
     from minigrad.lab import EXPERIMENTS
 
-    print("experiments (python -m minigrad lab NAME):\n")
+    print("experiments (python -m minigrad lab NAME): the claim each one tests, and what")
+    print("its recorded run measured (docs/lab.md has the full output)\n")
     for exp in EXPERIMENTS.values():
         print(f"  {exp.name}")
         print(_wrap(exp.title, "      "))
         print(_wrap(exp.claim, "      ", first="      claim: "))
+        print(_wrap(exp.finding, "      ", first="      measured: "))
         print()
 
 

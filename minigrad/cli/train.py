@@ -247,7 +247,7 @@ def _eval_line(step: int, metrics: dict) -> str:
 
 
 def run(args) -> int:
-    from minigrad.train.runlog import RunFolder, plot_attention, plot_loss
+    from minigrad.train.runlog import RunFolder, plot_attention, plot_layers, plot_loss
     from minigrad.train.trainer import Trainer, TrainingDiverged
 
     config = _config_from(args)
@@ -269,6 +269,8 @@ def run(args) -> int:
     else:
         trainer = Trainer(config)
     folder.create(config.to_dict())
+    if config.stats_interval:
+        folder.start_layers(resume_step=trainer.step if args.resume else None)
     if args.resume:
         folder.start_log(resume_step=trainer.step)
         note = f"resuming from step {trainer.step} of {config.steps}"
@@ -298,12 +300,17 @@ def run(args) -> int:
     with _StopFlag() as stop:
         try:
             while not trainer.done:
-                m = trainer.train_step()
+                record = bool(config.stats_interval) and (
+                    (trainer.step + 1) % config.stats_interval == 0 or trainer.step == 0
+                )
+                m = trainer.train_step(record_stats=record)
                 if first_seconds is None:
                     first_seconds = m["seconds"]
                 else:
                     train_seconds += m["seconds"]
                 step = trainer.step
+                if record:
+                    folder.append_layers(step, m.pop("layers"))
                 row = dict(m)
                 if step % config.eval_interval == 0 or trainer.done:
                     metrics = trainer.evaluate()
@@ -362,6 +369,7 @@ def run(args) -> int:
     elapsed = time.perf_counter() - started
     plotted = plot_loss(folder)
     attention = plot_attention(folder, *trainer.attention_example())
+    layers = plot_layers(folder) if config.stats_interval else False
 
     steps_run = trainer.step - first_step
     print(f"\ntrained {config.steps} steps in {elapsed:.1f} s")
@@ -383,6 +391,8 @@ def run(args) -> int:
         )
         _show_examples(trainer)
     pictures = ", loss.png, attention.png" if plotted and attention else ""
+    if config.stats_interval:
+        pictures += ", layers.csv" + (", layers.png" if layers else "")
     print(f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{pictures})")
     if not plotted:
         print(

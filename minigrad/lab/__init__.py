@@ -23,6 +23,10 @@ The experiments (one module each, in the order of docs/index.md):
   and the last layer's gradient against depth.
 - ``warmup``: a small language model over learning rate x depth, post- vs pre-norm, with
   and without warmup; gradient clipping; long runs where both train.
+- ``training-stats``: the stream's RMS, each block's update and gradient norm during
+  training, for no norm, pre-norm and post-norm (one figure per quantity).
+- ``norm-lr-sweep``: what a norm buys: the learning rates that train with LayerNorm,
+  RMSNorm and no norm, at several seeds.
 - ``invariance``: what LayerNorm and RMSNorm are invariant to.
 - ``batchnorm-pitfalls``: batch-size noise, train vs eval, forgetting ``eval()``,
   padding, against LayerNorm.

@@ -39,6 +39,10 @@ CLAIM = (
     "running statistics) when eval() is forgotten, and is corrupted by padding in "
     "variable-length sequences. LayerNorm has none of these problems."
 )
+FINDING = (
+    "supported (5 of 5 at seed 0; the same at seeds 0-3, quick): one example's output "
+    "varies by 0.415 across batches of 8 (0.072 of 256); LayerNorm's by 2e-15."
+)
 
 C, MEAN, STD = 16, 2.0, 1.5
 

@@ -33,6 +33,11 @@ CLAIM = (
     "LayerNorm's output does not change when its input is scaled or shifted; RMSNorm's "
     "does not change when scaled, keeps a shared offset, and keeps the input's direction."
 )
+FINDING = (
+    "supported (5 of 5 at seed 0; the same at seeds 0-3, quick): every change under "
+    "scaling is the one eps causes; RMSNorm keeps a shift's offset and the input's "
+    "direction."
+)
 
 LN_EPS = 1e-5
 

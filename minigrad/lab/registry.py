@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from minigrad.lab.result import LabResult
+from minigrad.lab.threads import one_thread
 
 __all__ = ["EXPERIMENTS", "Experiment", "UnknownExperiment", "get_experiment", "run_experiment"]
 
@@ -17,6 +18,8 @@ _MODULES = {
     "residual-growth": "residual_growth",
     "gradient-flow": "gradient_flow",
     "warmup": "warmup",
+    "training-stats": "training_stats",
+    "norm-lr-sweep": "norm_lr_sweep",
     "invariance": "invariance",
     "batchnorm-pitfalls": "batchnorm_pitfalls",
     "norm-pitfalls": "norm_pitfalls",
@@ -31,7 +34,8 @@ class UnknownExperiment(ValueError):
 
 @dataclass(frozen=True)
 class Experiment:
-    """One experiment: its name, a one-line title, the claim it tests and its ``run``.
+    """One experiment: its name, a one-line title, the claim it tests, its ``run``, and
+    ``finding``: what its recorded run measured and the verdict (as in docs/lab.md).
 
     ``run(out=None, seed=0, quick=False, progress=None) -> LabResult`` writes its CSV
     and PNG into ``out`` (default ``runs/lab/NAME``); ``quick`` runs reduced sizes;
@@ -42,11 +46,12 @@ class Experiment:
     title: str
     claim: str
     run: Callable[..., LabResult]
+    finding: str = ""
 
 
 def _load(name: str) -> Experiment:
     module = importlib.import_module(f"minigrad.lab.{_MODULES[name]}")
-    return Experiment(module.NAME, module.TITLE, module.CLAIM, module.run)
+    return Experiment(module.NAME, module.TITLE, module.CLAIM, module.run, module.FINDING)
 
 
 EXPERIMENTS: dict[str, Experiment] = {name: _load(name) for name in _MODULES}
@@ -68,7 +73,8 @@ def run_experiment(
     quick: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> LabResult:
-    """Run one experiment and time it.
+    """Run one experiment on one thread (``threads.one_thread``: a seeded run repeats to
+    the last digit whatever the load) and time it.
 
     Example::
 
@@ -78,6 +84,7 @@ def run_experiment(
     """
     experiment = get_experiment(name)
     started = time.perf_counter()
-    result = experiment.run(out=out, seed=seed, quick=quick, progress=progress)
+    with one_thread():
+        result = experiment.run(out=out, seed=seed, quick=quick, progress=progress)
     result.seconds = time.perf_counter() - started
     return result

@@ -31,6 +31,11 @@ CLAIM = (
     "normalization at all, because each block adds a share of what is already there "
     "(64 blocks of width 64 at PyTorch's default initialization, unit-variance input)."
 )
+FINDING = (
+    "supported (3 of 3 at seed 0, full size; the same at seeds 0-3, quick): after 64 "
+    "blocks the variance is 10 with pre-norm (0.144 per block, R^2 0.991) and 2.8e+05 "
+    "with no norm."
+)
 
 VARIANT_LABELS = ("none", "pre-norm", "post-norm", "pre-norm + final norm")
 

@@ -32,6 +32,11 @@ CLAIM = (
     "SiLU; a layer fed an unnormalized, growing residual stream saturates with depth, "
     "while one fed a normalized copy does not."
 )
+FINDING = (
+    "supported (3 of 3 at seed 0; the same at seeds 0-3, quick): near-zero GELU gradients "
+    "1.5% / 38% / 49% at input scales 1 / 10 / 100; with no norm a 32-block stack's GELUs "
+    "go from 1.4% to 37.6%, with pre-norm they stay near 1.5%."
+)
 
 NEAR_ZERO = 0.01
 ACTIVATIONS = {"gelu": F.gelu, "silu": F.silu}

@@ -31,7 +31,7 @@ class TrainConfig:
     d_model: int = field(default=64, metadata={"help": "width of the residual stream"})
     n_heads: int = field(default=4, metadata={"help": "attention heads (must divide d_model)"})
     d_ff: int = field(default=256, metadata={"help": "feed-forward hidden width"})
-    norm: str = field(default="layer", metadata={"help": "normalization: layer or rms"})
+    norm: str = field(default="layer", metadata={"help": "normalization: layer, rms or none"})
     norm_placement: str = field(default="pre", metadata={"help": "pre-norm or post-norm blocks"})
     activation: str = field(default="gelu", metadata={"help": "relu, gelu or swiglu"})
     dropout: float = field(default=0.0, metadata={"help": "dropout probability"})
@@ -47,9 +47,13 @@ class TrainConfig:
     grad_clip: float = field(default=1.0, metadata={"help": "clip the gradient norm (0: off)"})
     seed: int = field(default=0, metadata={"help": "seeds the data, the init and dropout"})
     # bookkeeping
-    eval_interval: int = field(default=50, metadata={"help": "evaluate every N steps"})
+    eval_interval: int = field(default=10, metadata={"help": "evaluate every N steps"})
     checkpoint_interval: int = field(default=200, metadata={"help": "checkpoint every N steps"})
     log_interval: int = field(default=10, metadata={"help": "log a row every N steps"})
+    stats_interval: int = field(
+        default=0,
+        metadata={"help": "record per-layer statistics every N steps in layers.csv (0: off)"},
+    )
     out: str | None = field(default=None, metadata={"help": "output folder (default runs/...)"})
 
     def validate(self) -> TrainConfig:
@@ -77,12 +81,14 @@ class TrainConfig:
         for name in ("eval_interval", "checkpoint_interval", "log_interval"):
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.stats_interval < 0:
+            problems.append(f"stats_interval must be 0 (off) or more, got {self.stats_interval}")
         if self.n_heads >= 1 and self.d_model % self.n_heads:
             problems.append(
                 f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})"
             )
-        if self.norm not in ("layer", "rms"):
-            problems.append(f"norm must be 'layer' or 'rms', got {self.norm!r}")
+        if self.norm not in ("layer", "rms", "none"):
+            problems.append(f"norm must be 'layer', 'rms' or 'none', got {self.norm!r}")
         if self.norm_placement not in ("pre", "post"):
             problems.append(f"norm_placement must be 'pre' or 'post', got {self.norm_placement!r}")
         if self.activation not in ("relu", "gelu", "swiglu"):

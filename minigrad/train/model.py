@@ -25,7 +25,7 @@ class TinyTransformer(nn.Module):
         vocab_size: number of token ids.
         max_len: the longest sequence it reads (learned position embeddings).
         d_model, n_heads, n_layers, d_ff: width, heads, depth, feed-forward width.
-        norm: ``"layer"`` (LayerNorm) or ``"rms"`` (RMSNorm).
+        norm: ``"layer"`` (LayerNorm), ``"rms"`` (RMSNorm) or ``"none"`` (no norm at all).
         norm_first: pre-norm (True) or post-norm (False) blocks.
         activation: ``"relu"``, ``"gelu"`` or ``"swiglu"``.
         dropout: dropout probability on embeddings, attention weights and residual adds.
@@ -66,20 +66,29 @@ class TinyTransformer(nn.Module):
                 for _ in range(n_layers)
             ]
         )
-        if norm_first:
-            self.norm = nn.LayerNorm(d_model) if norm == "layer" else nn.RMSNorm(d_model)
-        else:
+        if norm_first and norm == "layer":
+            self.norm = nn.LayerNorm(d_model)
+        elif norm_first and norm == "rms":
+            self.norm = nn.RMSNorm(d_model)
+        else:  # post-norm blocks end in a norm; norm="none" has none anywhere
             self.norm = nn.Identity()
         self.head = nn.Linear(d_model, vocab_size)
 
-    def forward(self, tokens: mg.Tensor) -> mg.Tensor:
+    def forward(self, tokens: mg.Tensor, streams: list | None = None) -> mg.Tensor:
+        """Logits ``(B, T, V)`` for ``tokens`` ``(B, T)``. If ``streams`` is a list, the
+        residual stream is appended to it before the first block and after every block
+        (``n_layers + 1`` tensors of ``(B, T, D)``, kept in the graph), for statistics."""
         B, T = tokens.shape
         if T > self.max_len:
             raise ValueError(f"TinyTransformer: sequence length {T} exceeds max_len {self.max_len}")
         x = self.tok_emb(tokens) + self.pos_emb(mg.arange(T))  # (B, T, D)
         x = self.drop(x)
+        if streams is not None:
+            streams.append(x)
         for block in self.blocks:
             x = block(x, is_causal=True)  # (B, T, D)
+            if streams is not None:
+                streams.append(x)
         return self.head(self.norm(x))  # (B, T, V)
 
     @mg.no_grad()

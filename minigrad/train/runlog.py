@@ -6,6 +6,8 @@ import csv
 import json
 import pathlib
 
+import numpy as np
+
 COLUMNS = (
     "step",
     "loss",
@@ -16,6 +18,7 @@ COLUMNS = (
     "accuracy",
     "bits_per_char",
 )
+LAYER_COLUMNS = ("step", "layer", "stream_rms", "update_rms", "grad_norm")
 
 
 class RunFolder:
@@ -25,7 +28,9 @@ class RunFolder:
     - ``log.csv``: one row per logged step (evaluation columns filled at evaluations);
     - ``checkpoint.npz``: the latest checkpoint (``mg.save``);
     - ``loss.png``: the loss curve (when matplotlib is installed);
-    - ``attention.png``: the trained model's attention on one held-out example.
+    - ``attention.png``: the trained model's attention on one held-out example;
+    - ``layers.csv`` and ``layers.png``: per-layer statistics every ``stats_interval``
+      steps (``--stats-interval``; one row per step and layer).
     """
 
     def __init__(self, path):
@@ -35,6 +40,8 @@ class RunFolder:
         self.checkpoint = self.path / "checkpoint.npz"
         self.plot = self.path / "loss.png"
         self.attention = self.path / "attention.png"
+        self.layers = self.path / "layers.csv"
+        self.layers_plot = self.path / "layers.png"
 
     def create(self, config: dict) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -56,6 +63,32 @@ class RunFolder:
 
     def read_log(self) -> list[dict]:
         with self.log.open(newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+
+    def start_layers(self, resume_step: int | None = None) -> None:
+        """Start ``layers.csv``, or, when resuming, keep its rows up to the checkpoint."""
+        rows = self.read_layers() if resume_step is not None and self.layers.exists() else []
+        rows = [r for r in rows if int(r["step"]) <= (resume_step or 0)]
+        with self.layers.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=LAYER_COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def append_layers(self, step: int, stats: dict) -> None:
+        """One row per layer: layer 0 is the stream entering the first block (its update
+        and gradient columns are empty), layer l the stream after block l."""
+        with self.layers.open("a", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            for layer, rms in enumerate(stats["stream_rms"]):
+                block = layer - 1
+                writer.writerow(
+                    [step, layer, repr(rms)]
+                    + ([repr(stats["update_rms"][block]), repr(stats["grad_norm"][block])]
+                       if block >= 0 else ["", ""])
+                )  # fmt: skip
+
+    def read_layers(self) -> list[dict]:
+        with self.layers.open(newline="", encoding="utf-8") as f:
             return list(csv.DictReader(f))
 
 
@@ -132,5 +165,55 @@ def plot_attention(folder: RunFolder, weights, tokens: list[str]) -> bool:
     fig.colorbar(image, ax=list(axes[0]), fraction=0.02, pad=0.02, label="attention weight")
     fig.suptitle(f"{folder.path.name}: last block's attention on a held-out example", fontsize=9)
     fig.savefig(folder.attention, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return True
+
+
+def plot_layers(folder: RunFolder) -> bool:
+    """Draw ``layers.png`` from ``layers.csv``: one heatmap per statistic, layers down,
+    steps across, on a log colour scale. False without matplotlib or without rows."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import LogNorm
+    except ImportError:
+        return False
+    rows = folder.read_layers() if folder.layers.exists() else []
+    if not rows:
+        return False
+    steps = sorted({int(r["step"]) for r in rows})
+    layers = max(int(r["layer"]) for r in rows) + 1
+    titles = {
+        "stream_rms": "stream RMS after the block (0: embeddings)",
+        "update_rms": "RMS of the block's update",
+        "grad_norm": "block's gradient norm",
+    }
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.2))
+    for ax, name in zip(axes, titles):
+        grid = np.full((layers, len(steps)), np.nan)
+        for r in rows:
+            if r[name]:
+                grid[int(r["layer"]), steps.index(int(r["step"]))] = float(r[name])
+        first = 0 if name == "stream_rms" else 1
+        shown = grid[first:]
+        positive = shown[np.isfinite(shown) & (shown > 0)]
+        norm = LogNorm(positive.min(), positive.max()) if positive.size else None
+        image = ax.imshow(
+            shown,
+            aspect="auto",
+            cmap="magma",
+            norm=norm,
+            origin="lower",
+            extent=(steps[0] - 0.5, steps[-1] + 0.5, first - 0.5, layers - 0.5),
+        )
+        ax.set_title(titles[name], fontsize=9)
+        ax.set_xlabel("step")
+        ax.set_ylabel("layer" if name == "stream_rms" else "block")
+        fig.colorbar(image, ax=ax)
+    fig.suptitle(f"minigrad: {folder.path.name}, per-layer statistics", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(folder.layers_plot, dpi=110)
     plt.close(fig)
     return True

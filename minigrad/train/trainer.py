@@ -27,6 +27,7 @@ import minigrad.nn.functional as F
 import minigrad.optim as optim
 from minigrad.serialization import CheckpointError
 from minigrad.train.config import ARCHITECTURE_FIELDS, ConfigError, TrainConfig
+from minigrad.train.layerstats import layer_stats
 from minigrad.train.model import TinyTransformer
 from minigrad.train.tasks import IGNORE, bits_per_char, make_task, planned_sizes
 
@@ -120,13 +121,20 @@ class Trainer:
     def tokens_per_step(self) -> int:
         return self.config.batch_size * self.task.seq_len
 
-    def train_step(self) -> dict:
-        """One optimisation step; returns loss, learning rate, gradient norm and timing."""
+    def train_step(self, record_stats: bool = False) -> dict:
+        """One optimisation step; returns loss, learning rate, gradient norm and timing.
+
+        With ``record_stats``, the result also holds ``"layers"``: the per-layer
+        statistics of this step (``layerstats.layer_stats``: the stream's RMS after
+        every block, each block's update RMS and gradient norm, before clipping). The
+        step itself is the same either way.
+        """
         t0 = time.perf_counter()
         self.model.train()
         inputs, targets = self.task.batch(self.data_rng, self.config.batch_size)
         lr = self.optimizer.param_groups[0]["lr"]
-        logits = self.model(mg.tensor(inputs))  # (B, T, V)
+        streams = [] if record_stats else None
+        logits = self.model(mg.tensor(inputs), streams)  # (B, T, V)
         loss = F.cross_entropy(
             logits.reshape(-1, self.task.vocab_size),
             mg.tensor(targets.reshape(-1)),
@@ -137,6 +145,7 @@ class Trainer:
             raise TrainingDiverged(self.step + 1, "training loss", loss_value)
         self.optimizer.zero_grad()
         loss.backward()
+        layers = layer_stats(self.model.blocks, streams) if record_stats else None
         grad_norm = float("nan")
         if self.config.grad_clip > 0:
             grad_norm = float(
@@ -148,7 +157,7 @@ class Trainer:
         self.scheduler.step()
         self.step += 1
         seconds = time.perf_counter() - t0
-        return {
+        metrics = {
             "step": self.step,
             "loss": loss_value,
             "lr": lr,
@@ -156,6 +165,9 @@ class Trainer:
             "seconds": seconds,
             "tokens_per_sec": self.tokens_per_step / seconds,
         }
+        if layers is not None:
+            metrics["layers"] = layers
+        return metrics
 
     # ------------------------------------------------------------------ evaluation
     @mg.no_grad()

@@ -12,10 +12,11 @@ from minigrad.lab import EXPERIMENTS
 def test_list_shows_every_experiment_with_its_claim(capsys):
     assert main(["lab", "--list"]) == 0
     out = capsys.readouterr().out
-    assert len(EXPERIMENTS) == 9
+    assert len(EXPERIMENTS) == 11
     for exp in EXPERIMENTS.values():
         assert f"  {exp.name}\n" in out
     assert out.count("claim: ") == len(EXPERIMENTS)
+    assert out.count("measured: ") == len(EXPERIMENTS)  # the verdict, not the claim alone
 
 
 def test_unknown_name_is_a_clear_error_without_traceback():

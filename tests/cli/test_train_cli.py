@@ -237,3 +237,16 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
     assert "checkpoint saved" in stdout
     state = mg.load(out / "checkpoint.npz")
     assert state["step"] >= 2
+
+
+def test_stats_interval_writes_per_layer_statistics(tmp_path):
+    out = tmp_path / "stats"
+    code = main(["train", *SMALL, "--steps", "20", "--eval-interval", "20",
+                 "--stats-interval", "10", "--out", str(out)])  # fmt: skip
+    assert code == 0
+    with open(out / "layers.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted({int(r["step"]) for r in rows}) == [1, 10, 20]
+    assert [r["layer"] for r in rows if r["step"] == "10"] == ["0", "1"]  # 1 block
+    assert rows[1]["grad_norm"] and not rows[0]["grad_norm"]  # layer 0: the embeddings
+    assert (out / "layers.png").is_file()

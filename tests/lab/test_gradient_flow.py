@@ -1,7 +1,9 @@
 """gradient-flow at quick size (6, 12, 24 layers, 2 initializations).
 
-The claim as usually stated is partly supported: the last layer's gradient grows with
-depth for post-norm and not for pre-norm at both embedding scales, pre-norm's profile
+The claim is partly supported: post-norm's last-layer gradient is larger than
+pre-norm's, the ratio growing with depth (what Xiong et al. 2020 prove bounds for); the
+last layer's gradient grows with depth for post-norm and not for pre-norm at both
+embedding scales, pre-norm's profile
 is even with embeddings x sqrt(d_model); post-norm at 6 layers (x sqrt(d_model)) and
 pre-norm with unit-scale embeddings are the parts that fail. These tests pin both.
 """
@@ -24,6 +26,10 @@ def _passed(result):
 def test_verdict_is_partly_supported_with_the_failing_parts_named(result):
     assert result.verdict == "partly supported"
     passed = _passed(result)
+    assert passed[
+        "post-norm's last-layer gradient is larger than pre-norm's, more so the deeper the "
+        "stack (both embedding scales)"
+    ]
     assert passed["post-norm: the last layer's gradient grows with depth (both embedding scales)"]
     assert passed[
         "pre-norm: the last layer's gradient does not grow with depth (both embedding scales)"
@@ -33,6 +39,14 @@ def test_verdict_is_partly_supported_with_the_failing_parts_named(result):
     assert not passed[
         "post-norm, embeddings x sqrt(d_model): gradients larger near the output at every depth"
     ]
+
+
+def test_the_post_over_pre_ratio_of_the_last_layer_grows_with_depth(result):
+    depths = result.data["depths"]
+    for m in result.data["measured"].values():
+        ratio = [m["last"]["post-norm", d] / m["last"]["pre-norm", d] for d in depths]
+        assert ratio[0] > 2.0
+        assert ratio[-1] > 1.2 * ratio[0]
 
 
 def test_post_norm_last_layer_grows_and_pre_norm_does_not(result):

@@ -16,6 +16,8 @@ VERDICTS = {
     "residual-growth": "supported",
     "gradient-flow": "partly supported",
     "warmup": "supported",
+    "training-stats": "partly supported",
+    "norm-lr-sweep": "partly supported",
     "invariance": "supported",
     "batchnorm-pitfalls": "supported",
     "norm-pitfalls": "supported",
@@ -23,11 +25,17 @@ VERDICTS = {
     "norm-cost": "supported",
 }
 FAST = ("invariance", "norm-pitfalls")
+#: checks measured to change with the seed, left out of the comparison (docs/lab.md says
+#: so): RMSNorm's lead over LayerNorm at lr 1e-1 is 0.03-0.20 depending on the seed,
+#: around the 0.1 threshold (quick: fails at seed 0, passes at 1, 2, 3)
+VARIES = {"norm-lr-sweep": {"where both train, LayerNorm and RMSNorm end within 0.1 nats/char"}}
 
 
 def _outcomes(name, seed, tmp_path):
     result = run_experiment(name, out=tmp_path / f"{name}-{seed}", seed=seed, quick=True)
-    return result.verdict, [(c.statement, c.passed) for c in result.checks]
+    varies = VARIES.get(name, set())
+    checks = [(c.statement, c.passed) for c in result.checks if c.statement not in varies]
+    return (result.verdict if not varies else None), checks
 
 
 def test_every_experiment_has_an_expected_verdict():
@@ -46,6 +54,6 @@ def test_fast_experiments_reach_the_same_checks_at_seeds_0_to_3(name, tmp_path):
 @pytest.mark.parametrize("name", [n for n in VERDICTS if n not in FAST and n != "norm-cost"])
 def test_every_experiment_reaches_the_same_checks_at_seeds_0_to_3(name, tmp_path):
     first = _outcomes(name, 0, tmp_path)
-    assert first[0] == VERDICTS[name], first
+    assert name in VARIES or first[0] == VERDICTS[name], first
     for seed in (1, 2, 3):
         assert _outcomes(name, seed, tmp_path) == first, seed

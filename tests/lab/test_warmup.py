@@ -98,7 +98,7 @@ def test_checks_pass_when_the_numbers_are_as_claimed_and_fail_cell_by_cell():
     failed = {s for s, ok in passed.items() if not ok}
     assert failed == {
         "pre-norm trains without warmup at every learning rate and depth",
-        "warmup does not rescue post-norm where lr x L >= 0.18",
+        "warmup does not rescue post-norm in the grid's cells where lr x L >= 0.18",
         "where both train, post-norm ends lower than pre-norm (at every seed)",
     }
 

@@ -15,7 +15,7 @@ def test_every_problem_is_named():
         cfg.validate()
     msg = str(e.value)
     assert "d_model (30) must be divisible by n_heads (4)" in msg
-    assert "norm must be 'layer' or 'rms'" in msg
+    assert "norm must be 'layer', 'rms' or 'none'" in msg
     assert "dropout must be in [0, 1)" in msg
     assert "task must be one of" in msg
 
