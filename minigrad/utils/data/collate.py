@@ -200,7 +200,7 @@ def default_collate(batch):
     if len(batch) == 0:
         raise IndexError("default_collate: the batch is empty (no samples to collate)")
     elem = batch[0]
-    if isinstance(elem, Tensor) or isinstance(elem, np.ndarray) and elem.ndim > 0:
+    if isinstance(elem, Tensor) or (isinstance(elem, np.ndarray) and elem.ndim > 0):
         return _stack(batch)
     if _is_numpy(elem) or isinstance(elem, (bool, int, float)):
         if _is_numpy(elem) and elem.dtype.kind not in _NUMERIC_KINDS:
