@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.grad_mode import _GradMode, _state
-from minigrad.functions.einsum import Einsum, parse
+from minigrad.functions.einsum import Einsum, check_sizes, parse
 from minigrad.tensor import Tensor, as_tensor
 
 _MATMUL_PRECISION = ["highest"]
@@ -88,14 +88,7 @@ def einsum(equation: str, *operands) -> Tensor:
         operands = tuple(operands[0])
     operands = [as_tensor(t) for t in operands]
     subs, out = parse(equation, [t.ndim for t in operands])
-    sizes: dict = {}
-    for i, (t, sub) in enumerate(zip(operands, subs)):
-        for c, n in zip(sub, t.shape):
-            if sizes.setdefault(c, n) != n and n != 1 and sizes[c] != 1:
-                raise ValueError(
-                    f"einsum: subscript {c!r} has size {sizes[c]} in one operand and {n} in "
-                    f"operand {i} ({equation!r})"
-                )
+    check_sizes(equation, subs, [t.shape for t in operands])
     dtype = np.result_type(*[t.dtype for t in operands])
     return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
 

@@ -199,7 +199,10 @@ def _encode(obj, arrays: dict, where: str, active: list):
     if type(obj) is str:
         return {"t": "str", "v": obj}
     if isinstance(obj, Tensor):
-        key = _add_array(arrays, np.ascontiguousarray(obj._data), where)
+        # np.asarray, not np.ascontiguousarray: that one makes a 0-d array 1-d, and a
+        # BatchNorm's num_batches_tracked would come back with shape [1]. np.savez writes
+        # a non-contiguous array in C order itself.
+        key = _add_array(arrays, np.asarray(obj._data), where)
         return {"t": "tensor", "k": key, "requires_grad": bool(obj.requires_grad)}
     if isinstance(obj, np.ndarray):
         return {"t": "array", "k": _add_array(arrays, obj, where)}

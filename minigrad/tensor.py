@@ -137,6 +137,18 @@ def _size_args(size) -> tuple:
     return tuple(int(s) for s in size)
 
 
+def _ints(value, op: str, arg: str) -> tuple:
+    """``value`` (an int or a tuple / list of ints) as a tuple of ints; anything else
+    (a bool, a float, None, a string) is PyTorch's ``TypeError``."""
+    items = value if isinstance(value, (tuple, list)) else (value,)
+    for v in items:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise TypeError(
+                f"{op}(): argument '{arg}' must be tuple of ints, not {type(value).__name__}"
+            )
+    return tuple(int(v) for v in items)
+
+
 class Tensor:
     """An n-dimensional array with reverse-mode automatic differentiation.
 
@@ -1145,30 +1157,39 @@ class Tensor:
         return TopK(values, Tensor._make(idx, False, None))
 
     def flip(self, *dims) -> Tensor:
+        """Reverse the order of the entries along ``dims`` (``x.flip(0)``,
+        ``x.flip(0, 1)`` or ``x.flip((0, 1))``). A 0-d tensor accepts dim 0 or -1 and
+        comes back unchanged, as in PyTorch; ``x.flip()`` without dims is a TypeError."""
         from minigrad.functions.ordering import Flip
 
-        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
-            dims = tuple(dims[0])
-        dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)
-        return Flip.apply(self, dims)
+        if not dims:
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+        dims = _ints(dims[0] if len(dims) == 1 else dims, "flip", "dims")
+        axes = [R.normalize_dims(d, self._data.ndim)[0] for d in dims]
+        for k, axis in enumerate(axes):
+            if axis in axes[:k]:
+                raise RuntimeError(f"flip: dim {axis} appears multiple times in the list of dims")
+        return Flip.apply(self, tuple(axes) if self._data.ndim else ())
 
     def roll(self, shifts, dims=None) -> Tensor:
-        """Shift elements along ``dims`` (or over the flattened tensor), wrapping around."""
+        """Shift elements by ``shifts`` along ``dims``, wrapping around; without dims
+        (``None`` or ``()``), one shift of the flattened tensor."""
         from minigrad.functions.ordering import Roll
 
-        if dims is None:
-            if not isinstance(shifts, (builtins.int, np.integer)):
-                raise ValueError("roll: with dims=None, shifts must be a single int")
-            return Roll.apply(self, builtins.int(shifts), None)
-        shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
-        dims = (dims,) if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)
-        if len(shifts) != len(dims):
-            raise ValueError(
-                f"roll: shifts and dims must have the same length, got {len(shifts)} shifts "
-                f"and {len(dims)} dims"
+        shifts = _ints(shifts, "roll", "shifts")
+        dims = () if dims is None else _ints(dims, "roll", "dims")
+        if len(shifts) != builtins.max(len(dims), 1):
+            raise RuntimeError(
+                f"roll: shifts and dimensions must align: {len(shifts)} shifts and {len(dims)} dims"
             )
-        dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)
-        return Roll.apply(self, tuple(builtins.int(s) for s in shifts), dims)
+        if not dims:
+            return Roll.apply(self, shifts[0], None)
+        if self._data.ndim == 0:
+            raise IndexError(
+                f"roll: dimension specified as {dims[0]} but the tensor has no dimensions"
+            )
+        axes = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)
+        return Roll.apply(self, shifts, axes)
 
     def cumsum(self, dim: int, dtype=None) -> Tensor:
         from minigrad.functions.ordering import Cumsum
@@ -1182,15 +1203,22 @@ class Tensor:
         return Cumsum.apply(x, d)
 
     def repeat(self, *sizes) -> Tensor:
-        """Tile the tensor ``sizes[k]`` times along dim ``k`` (extra sizes add dims in front)."""
+        """Tile the tensor ``sizes[k]`` times along dim ``k`` (extra sizes add dims in front).
+
+        ``sizes`` are non-negative ints, at least as many as the tensor has dims:
+        otherwise PyTorch's TypeError (not ints, or none given) or RuntimeError."""
         from minigrad.functions.ordering import Repeat
 
-        sizes = _size_args(sizes)
+        if not sizes:
+            raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+        sizes = _ints(sizes[0] if len(sizes) == 1 else sizes, "repeat", "repeats")
         if len(sizes) < self._data.ndim:
-            raise ValueError(
+            raise RuntimeError(
                 f"repeat: the number of repeat dims ({len(sizes)}) can not be smaller than "
                 f"the number of dims of the tensor ({self._data.ndim})"
             )
+        if builtins.min(sizes) < 0:
+            raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
         return Repeat.apply(self, sizes)
 
     def unbind(self, dim: int = 0) -> tuple:
@@ -1200,19 +1228,40 @@ class Tensor:
         return tuple(self[lead + (i,)] for i in range(self._data.shape[d]))
 
     def index_select(self, dim: int, index) -> Tensor:
-        """The entries at ``index`` (a 1-D int tensor) along ``dim``; repeated indices add
-        their gradients."""
-        (d,) = R.normalize_dims(dim, builtins.max(self._data.ndim, 1))
+        """The entries at ``index`` (a 0-D or 1-D int32 / int64 tensor of indices in
+        ``[0, size)``) along ``dim``; repeated indices add their gradients. On a 0-d
+        tensor (dim 0 or -1) the index must be the single value 0, as in PyTorch."""
+        if isinstance(dim, builtins.bool) or not isinstance(dim, (builtins.int, np.integer)):
+            raise TypeError(f"index_select(): argument 'dim' must be int, not {type(dim).__name__}")
+        (d,) = R.normalize_dims(dim, self._data.ndim)
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)
-        if idx.ndim > 1 or idx.dtype.kind not in "iu":
-            raise ValueError(
-                f"index_select: index must be a 0-D or 1-D int tensor, got shape "
-                f"{shape_str(idx.shape)} and dtype {idx.dtype}"
+        if idx.dtype not in (np.int32, np.int64):
+            raise RuntimeError(
+                f"index_select(): Expected dtype int32 or int64 for index, got {idx.dtype}"
             )
-        n = self._data.shape[d] if self._data.ndim else 1
-        if idx.size and (idx.min() < -n or idx.max() >= n):
-            raise IndexError(f"index_select: index out of range for dim {d} of size {n}")
-        return self[(slice(None),) * d + (idx.reshape(-1),)]
+        if idx.ndim > 1:
+            raise IndexError(
+                "index_select(): Index is supposed to be a vector, got shape "
+                f"{shape_str(idx.shape)}"
+            )
+        idx = idx.reshape(-1)
+        if self._data.ndim == 0:
+            if idx.size != 1:
+                raise RuntimeError(
+                    f"index_select(): Index to scalar can have only 1 value, got {idx.size} "
+                    "value(s)"
+                )
+            n = 1
+        else:
+            n = self._data.shape[d]
+        outside = idx[(idx < 0) | (idx >= n)]
+        if outside.size:
+            raise IndexError(
+                f"index_select: index {outside[0]} out of range for dim {d} of size {n}"
+            )
+        if self._data.ndim == 0:
+            return self.clone()
+        return self[(slice(None),) * d + (idx,)]
 
     # products and norms
     def bmm(self, other: Tensor) -> Tensor:

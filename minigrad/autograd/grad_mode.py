@@ -1,15 +1,21 @@
 """Gradient mode: whether operations record a graph for backward.
 
-One process-wide flag, read by every operation (``Function.apply``). ``no_grad`` and
+One flag per thread, as in PyTorch, read by every operation (``Function.apply``) and by
+the engine: a ``no_grad`` block in a serving thread never stops a training thread from
+recording, and every new thread starts with recording on. ``no_grad`` and
 ``enable_grad`` work as context managers and as decorators, like PyTorch's.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
 
 
-class _State:
+class _State(threading.local):
+    """``_state.enabled``: this thread's grad mode. A thread that never set it reads the
+    class attribute, so recording is on in every new thread."""
+
     enabled = True
 
 
@@ -36,12 +42,10 @@ class _GradMode:
         return False
 
     def __call__(self, func):
-        mode = self._mode
-
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            prev = _state.enabled
-            _state.enabled = mode
+            prev = _state.enabled  # the calling thread's mode, restored on the way out
+            _state.enabled = self._mode
             try:
                 return func(*args, **kwargs)
             finally:

@@ -3,6 +3,10 @@
 For an algorithmic task, give the input (``--input "3 1 4 1"`` or ``--input 47+85``)
 and get the model's answer; without ``--input`` it answers a few held-out examples and
 says whether each is right. For the text task, give a ``--prompt`` to continue.
+
+Text is printed as it is generated, one character at a time (the same characters
+``Trainer.sample_text`` returns for the same seed); ``--chars`` is at most
+``MAX_CHARS``.
 """
 
 from __future__ import annotations
@@ -11,6 +15,9 @@ import math
 import pathlib
 
 from minigrad.cli import CLIError
+
+#: The most characters ``--chars`` may ask for (each one is a forward pass of the model).
+MAX_CHARS = 20_000
 
 
 def add_parser(sub) -> None:
@@ -39,7 +46,7 @@ def add_parser(sub) -> None:
             type=int,
             default=300,
             metavar="N",
-            help="characters to generate for the text task (default: 300)",
+            help=f"characters to generate for the text task, at most {MAX_CHARS:,} (default: 300)",
         )
         p.add_argument(
             "--temperature",
@@ -68,8 +75,8 @@ def _check_options(args) -> None:
         )
     if args.seed < 0:
         raise CLIError(f"--seed must be a non-negative integer, got {args.seed}")
-    if args.chars < 1:
-        raise CLIError(f"--chars must be at least 1, got {args.chars}")
+    if not 1 <= args.chars <= MAX_CHARS:
+        raise CLIError(f"--chars must be between 1 and {MAX_CHARS:,}, got {args.chars:,}")
 
 
 def run(args) -> int:
@@ -81,7 +88,7 @@ def run(args) -> int:
     if task.kind == "text":
         if args.input:
             raise CLIError("--input is for algorithmic tasks; use --prompt for the text task")
-        print(trainer.sample_text(args.prompt, args.chars, args.temperature, args.seed))
+        _stream_text(trainer, args.prompt, args.chars, args.temperature, args.seed)
         return 0
     if args.prompt:
         raise CLIError(
@@ -102,3 +109,20 @@ def run(args) -> int:
         print(f"{shown} {got}   {'ok' if got == truth else 'expected ' + truth}")
     print(f"{n_right}/5 held-out examples right (give --input to ask your own)")
     return 0
+
+
+def _stream_text(trainer, prompt: str, n_chars: int, temperature: float, seed: int) -> None:
+    """Print the prompt, then each sampled character as soon as it exists. One token at
+    a time from the same generator gives what ``trainer.sample_text`` gives at once."""
+    import numpy as np
+
+    task, model = trainer.task, trainer.model
+    tokens = task.encode(prompt) if prompt else task.start_tokens()
+    rng = np.random.default_rng(seed)
+    print(task.decode(tokens), end="", flush=True)
+    context = np.asarray(tokens, dtype=np.int64)[-model.max_len :]
+    for _ in range(n_chars):
+        out = model.generate(context, 1, temperature=temperature, rng=rng)
+        print(task.decode(out[-1:]), end="", flush=True)
+        context = out[-model.max_len :]
+    print()

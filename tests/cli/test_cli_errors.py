@@ -78,7 +78,7 @@ def test_generate_with_wrong_weight_shapes_names_the_key(cli, tiny_run, tmp_path
         (["--seed", "-1"], "--seed must be a non-negative integer, got -1"),
         (["--prompt", "hello"], "--prompt is for the text task"),
         (["--input", "12"], "must be 3 digits"),
-        (["--chars", "0"], "--chars must be at least 1"),
+        (["--chars", "0"], "--chars must be between 1 and"),
     ],
 )
 def test_generate_refuses_bad_options(cli, tiny_run, args, message):

@@ -171,17 +171,17 @@ def test_errors_name_the_problem():
         mg.bmm(mg.zeros(2, 3, 4), mg.zeros(2, 3, 4))
     with pytest.raises(ValueError, match="outer: expects two 1-D"):
         mg.outer(x, x)
-    with pytest.raises(ValueError, match="repeat: the number of repeat dims"):
+    with pytest.raises(RuntimeError, match="repeat: the number of repeat dims"):
         x.repeat(2)
-    with pytest.raises(ValueError, match="roll: shifts and dims must have the same length"):
+    with pytest.raises(RuntimeError, match="roll: shifts and dimensions must align"):
         x.roll((1, 2), 0)
-    with pytest.raises(IndexError, match="index_select: index out of range for dim 1"):
+    with pytest.raises(IndexError, match="index_select: index 4 out of range for dim 1"):
         x.index_select(1, mg.tensor([4]))
-    with pytest.raises(ValueError, match="einsum: operand subscripts 'ijk' name 3 dims"):
+    with pytest.raises(RuntimeError, match=r"einsum\(\): the number of subscripts .* \(3\)"):
         mg.einsum("ijk->i", x)
-    with pytest.raises(ValueError, match="einsum: subscript 'j' has size 4 in one operand and 3"):
+    with pytest.raises(RuntimeError, match="einsum.*subscript j has size 3 for operand 1"):
         mg.einsum("ij,jk->ik", x, x)
-    with pytest.raises(ValueError, match="names 2 operands but 1 were given"):
+    with pytest.raises(RuntimeError, match="fewer operands were provided"):
         mg.einsum("ij,jk->ik", x)
     with pytest.raises(NotImplementedError, match="linalg.norm: matrix norm ord='nuc'"):
         mg.linalg.norm(x, "nuc")
