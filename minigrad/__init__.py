@@ -143,6 +143,10 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor
+from minigrad.unsupported import UnsupportedError, install_finder
+from minigrad.unsupported import error as _unsupported_error
+
+install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
@@ -161,7 +165,7 @@ def __getattr__(name: str):
         return _importlib.import_module(f"minigrad.{name}")
     if name in _LAZY_NAMES:
         return getattr(_importlib.import_module(f"minigrad.{_LAZY_NAMES[name]}"), name)
-    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+    raise _unsupported_error("", name)
 
 
 def __dir__():
@@ -276,6 +280,7 @@ __all__ = [
     "where",
     # autograd
     "Function",
+    "UnsupportedError",
     "GradcheckError",
     "enable_grad",
     "gradcheck",

@@ -27,7 +27,9 @@ def __getattr__(name: str):
     if name in _GRADCHECK_NAMES:
         # By its module name: the attribute minigrad.gradcheck is the function.
         return getattr(importlib.import_module("minigrad.gradcheck"), name)
-    raise AttributeError(f"module 'minigrad.autograd' has no attribute {name!r}")
+    from minigrad.unsupported import error
+
+    raise error("autograd", name)
 
 
 __all__ = [

@@ -45,6 +45,7 @@ from minigrad.nn.transformer_decoder import (
     TransformerDecoder,
     TransformerDecoderLayer,
 )
+from minigrad.unsupported import module_getattr
 
 __all__ = [
     "GELU",
@@ -89,3 +90,5 @@ __all__ = [
     "norm_impl",
     "utils",
 ]
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

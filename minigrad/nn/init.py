@@ -26,6 +26,7 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.tensor import Tensor
+from minigrad.unsupported import module_getattr
 
 __all__ = [
     "calculate_gain",
@@ -193,3 +194,6 @@ def kaiming_normal_(
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan) if fan > 0 else 0.0
     return normal_(tensor, 0.0, std, generator)
+
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

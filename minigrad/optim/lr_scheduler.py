@@ -22,6 +22,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from minigrad.optim.optimizer import Optimizer
+from minigrad.unsupported import module_getattr
 
 __all__ = [
     "LRScheduler",
@@ -481,3 +482,6 @@ def _per_group(name: str, value, n: int) -> list:
             raise ValueError(f"OneCycleLR: expected {n} values for {name}, got {len(value)}")
         return list(value)
     return [value] * n
+
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

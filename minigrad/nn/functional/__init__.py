@@ -17,6 +17,7 @@ from minigrad.nn.functional.linear import embedding, linear, one_hot
 from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
 from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
 from minigrad.nn.functional.pad import pad
+from minigrad.unsupported import module_getattr
 
 __all__ = [
     "batch_norm",
@@ -42,3 +43,5 @@ __all__ = [
     "softmax",
     "tanh",
 ]
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

@@ -1,0 +1,149 @@
+"""The census of PyTorch's public names (tools/census.py, tools/census_torch.json):
+every name is present in minigrad, classified unsupported (minigrad/unsupported.json), or
+listed as known missing (tools/census_todo.txt); classified names raise one error class
+that says why; the coverage section of docs/pytorch-compat.md is current; and, with torch
+installed, the snapshot is what torch reports."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+import minigrad as mg
+from minigrad.unsupported import UnsupportedError, _compile, categories, lookup
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load_census():
+    spec = importlib.util.spec_from_file_location("census", ROOT / "tools" / "census.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("census", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+census = _load_census()
+
+
+@pytest.fixture(scope="module")
+def snapshot():
+    return census.load_snapshot()
+
+
+@pytest.fixture(scope="module")
+def result(snapshot):
+    return census.census(snapshot)
+
+
+def test_every_missing_name_is_a_known_todo(result):
+    todo = census.load_todo()
+    new = [f"{ns} {n}" for ns, v in result.items() for n in v["missing"] if (ns, n) not in todo]
+    assert not new, (
+        "PyTorch names neither implemented nor classified (add them to "
+        f"minigrad/unsupported.json, or implement them): {new[:40]}"
+    )
+
+
+def test_docs_coverage_section_is_current(snapshot):
+    assert census.DOC.read_text() == census.updated_doc(snapshot), (
+        "docs/pytorch-compat.md is stale: run `python tools/census.py docs`"
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="issue 24's target; the elementwise ops are pending")
+def test_every_namespace_is_95_percent_covered(result):
+    low = {}
+    for ns, v in result.items():
+        total = sum(len(x) for x in v.values())
+        covered = (len(v["present"]) + len(v["classified"])) / total
+        if covered < 0.95:
+            low[ns] = round(covered, 3)
+    assert not low, low
+
+
+def test_snapshot_is_what_torch_reports(torch, snapshot):
+    now = census.snapshot_from_torch()
+    if now["torch_version"] != snapshot["torch_version"]:
+        pytest.skip(f"snapshot taken from torch {snapshot['torch_version']}")
+    for key in snapshot:
+        added = sorted(set(now[key]) - set(snapshot[key]))
+        removed = sorted(set(snapshot[key]) - set(now[key]))
+        assert not added and not removed, (key, added[:20], removed[:20])
+
+
+# ------------------------------------------------------------------ the error itself
+def test_unsupported_error_is_attribute_and_not_implemented_error():
+    assert issubclass(UnsupportedError, AttributeError)
+    assert issubclass(UnsupportedError, NotImplementedError)
+    assert mg.UnsupportedError is UnsupportedError
+
+
+@pytest.mark.parametrize(
+    "get, category",
+    [
+        (lambda: mg.nn.Conv2d, "convolution"),
+        (lambda: mg.nn.functional.max_pool2d, "convolution"),
+        (lambda: mg.nn.LSTM, "recurrent"),
+        (lambda: mg.fft, "FFT"),
+        (lambda: mg.view_as_complex, "complex"),
+        (lambda: mg.sparse_coo_tensor, "sparse"),
+        (lambda: mg.quantize_per_tensor, "quantized"),
+        (lambda: mg.jit, "TorchScript"),
+        (lambda: mg.optim.SparseAdam, "sparse"),
+        (lambda: mg.zeros(2).to_sparse, "sparse"),
+        (lambda: mg.zeros(2).is_quantized, "quantized"),
+        (lambda: mg.autograd.forward_ad, "transforms"),
+    ],
+)
+def test_classified_names_say_why(get, category):
+    with pytest.raises(UnsupportedError) as info:
+        get()
+    msg = str(info.value)
+    assert "not supported by minigrad" in msg and "Instead:" in msg
+    assert category.lower() in msg.lower()
+
+
+def test_hasattr_feature_tests_answer_false():
+    assert not hasattr(mg.nn, "Conv2d")
+    assert not hasattr(mg, "fft")
+    assert not hasattr(mg.zeros(1), "to_sparse")
+    assert hasattr(mg.nn, "Linear") and hasattr(mg.zeros(1), "sum")
+
+
+def test_unknown_names_stay_plain_attribute_errors():
+    for get in (lambda: mg.no_such_name, lambda: mg.nn.NoSuchLayer, lambda: mg.zeros(1).nope):
+        with pytest.raises(AttributeError) as info:
+            get()
+        assert not isinstance(info.value, UnsupportedError)
+
+
+def test_imports_of_unsupported_paths_say_why():
+    with pytest.raises(UnsupportedError, match="TorchScript"):
+        import minigrad.fx.graph  # noqa: F401
+    with pytest.raises(UnsupportedError, match="convolution"):
+        from minigrad.nn import Conv2d  # noqa: F401
+    with pytest.raises(ModuleNotFoundError):
+        import minigrad.no_such_module  # noqa: F401
+
+
+def test_every_classified_snapshot_name_raises_the_error(snapshot, result):
+    for ns, v in result.items():
+        for name in v["classified"]:
+            dotted = name if ns == census.MODULES else f"{ns}.{name}"
+            assert lookup(dotted.split(".", 1)[1]) is not None, dotted
+
+
+def test_table_is_well_formed_and_every_entry_is_used(snapshot):
+    names = {
+        (n if ns == census.MODULES else f"{ns}.{n}").split(".", 1)[1]
+        for ns in (*census.NAMESPACES, census.MODULES)
+        for n in snapshot[ns]
+    }
+    for key, cat in categories().items():
+        assert {"title", "reason", "instead", "names"} <= set(cat), key
+        for pattern in cat["names"]:
+            # "fft.*" also covers paths below fft that no snapshot lists: fft must exist
+            rx = _compile(pattern.removesuffix(".*"))
+            assert any(rx.fullmatch(n) for n in names), f"{key}: {pattern} matches nothing"
