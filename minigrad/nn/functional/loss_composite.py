@@ -247,6 +247,11 @@ def margin_ranking_loss(
     """``max(0, -y (x1 - x2) + margin)`` for ``y`` in ``{1, -1}``."""
     _legacy(size_average, reduce)
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
+    if not x1.ndim == x2.ndim == y.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {tuple(x1.shape)}, input2: {tuple(x2.shape)}, target: {tuple(y.shape)}"
+        )
     return _reduce("margin_ranking_loss", (-y * (x1 - x2) + margin).relu(), reduction)
 
 
