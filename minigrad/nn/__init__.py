@@ -40,10 +40,18 @@ from minigrad.nn.activation_composite import (
 )
 from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import ModuleDict, ModuleList, Sequential
-from minigrad.nn.dropout import Dropout
+from minigrad.nn.dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
 from minigrad.nn.embedding import Embedding
 from minigrad.nn.flatten import Flatten, Unflatten
-from minigrad.nn.linear import Identity, Linear
+from minigrad.nn.instance_norm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from minigrad.nn.linear import Bilinear, Identity, Linear
 from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss
 from minigrad.nn.loss_composite import (
     BCELoss,
@@ -70,13 +78,32 @@ from minigrad.nn.module import Module
 from minigrad.nn.normalization import (
     BatchNorm1d,
     BatchNorm2d,
+    BatchNorm3d,
     GroupNorm,
     LayerNorm,
     RMSNorm,
     norm_impl,
 )
+from minigrad.nn.padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from minigrad.nn.parallel import DataParallel
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter_containers import ParameterDict, ParameterList
 from minigrad.nn.transformer import (
     TransformerBlock,
     TransformerEncoder,
@@ -91,6 +118,33 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "AlphaDropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "Bilinear",
+    "ParameterDict",
+    "ParameterList",
+    "BatchNorm3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
     "CELU",
     "ELU",
     "GLU",

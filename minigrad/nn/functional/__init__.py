@@ -46,7 +46,15 @@ from minigrad.nn.functional.distance import (
     pdist,
 )
 from minigrad.nn.functional.dropout import dropout
-from minigrad.nn.functional.linear import embedding, linear, one_hot
+from minigrad.nn.functional.dropout_variants import (
+    alpha_dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
+from minigrad.nn.functional.instance_norm import instance_norm
+from minigrad.nn.functional.linear import bilinear, embedding, linear, one_hot
 from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
 from minigrad.nn.functional.loss_composite import (
     binary_cross_entropy,
@@ -72,6 +80,13 @@ from minigrad.nn.functional.pad import pad
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "alpha_dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+    "instance_norm",
+    "bilinear",
     "celu",
     "celu_",
     "elu",
