@@ -158,6 +158,16 @@ __version__ = "0.1.0"
 # the names that live in one of them.
 _LAZY_MODULES = ("nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg")
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
+# torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
+# where torch's signature is the same (not the losses: torch's take reduction as an int).
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        "celu celu_ selu selu_ prelu rrelu rrelu_ threshold threshold_ hardshrink relu_ pdist "
+        "cosine_similarity pairwise_distance bilinear dropout alpha_dropout "
+        "feature_alpha_dropout layer_norm group_norm rms_norm".split(),
+        "nn.functional",
+    )
+)
 
 
 def __getattr__(name: str):

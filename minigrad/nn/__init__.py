@@ -39,7 +39,7 @@ from minigrad.nn.activation_composite import (
     Threshold,
 )
 from minigrad.nn.attention import MultiheadAttention
-from minigrad.nn.containers import ModuleDict, ModuleList, Sequential
+from minigrad.nn.containers import Container, ModuleDict, ModuleList, Sequential
 from minigrad.nn.dropout import (
     AlphaDropout,
     Dropout,
@@ -52,7 +52,7 @@ from minigrad.nn.embedding import Embedding
 from minigrad.nn.flatten import Flatten, Unflatten
 from minigrad.nn.instance_norm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from minigrad.nn.linear import Bilinear, Identity, Linear
-from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss
+from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss, NLLLoss2d
 from minigrad.nn.loss_composite import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -118,6 +118,8 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "Container",
+    "NLLLoss2d",
     "AlphaDropout",
     "Dropout1d",
     "Dropout2d",

@@ -189,3 +189,36 @@ def test_rrelu_is_random_only_when_training():
 def test_bad_options_raise_pytorchs_exception_class(make, error):
     with pytest.raises(error):
         make()
+
+
+ALIASES = (
+    "celu selu prelu rrelu threshold hardshrink relu_ pdist cosine_similarity "
+    "pairwise_distance bilinear dropout alpha_dropout layer_norm group_norm rms_norm"
+).split()
+
+
+def test_torch_level_names_are_the_functional_ones():
+    for name in ALIASES:
+        assert getattr(mg, name) is getattr(F, name), name
+
+
+def test_torch_level_names_match_pytorch(torch, rng):
+    x = rng.standard_normal((3, 4))
+    w = np.array([0.1, 0.2, 0.3])
+    cases = [
+        ("celu", (x, 0.7)),
+        ("selu", (x,)),
+        ("threshold", (x, 0.1, -1.0)),
+        ("hardshrink", (x, 0.3)),
+        ("pdist", (x,)),
+        ("rrelu", (x, 0.1, 0.3, False)),
+        ("prelu", (x, w)),
+        ("layer_norm", (x, (4,))),
+        ("dropout", (x, 0.5, False)),
+    ]
+    for name, args in cases:
+        t = getattr(torch, name)(
+            *[torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+        )
+        m = getattr(mg, name)(*[mg.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
+        np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=1e-12, err_msg=name)

@@ -17,15 +17,18 @@ from minigrad.nn.functional.activation_composite import (
     elu,
     elu_,
     glu,
+    gumbel_softmax,
     hardshrink,
     hardsigmoid,
     hardswish,
     hardtanh,
     hardtanh_,
+    leaky_relu_,
     logsigmoid,
     mish,
     prelu,
     relu6,
+    relu_,
     rrelu,
     rrelu_,
     selu,
@@ -80,6 +83,9 @@ from minigrad.nn.functional.pad import pad
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "gumbel_softmax",
+    "leaky_relu_",
+    "relu_",
     "alpha_dropout",
     "dropout1d",
     "dropout2d",

@@ -17,6 +17,8 @@ stays correct; ``input`` keeps its values).
 
 from __future__ import annotations
 
+import numpy as np
+
 from minigrad.autograd.grad_mode import is_grad_enabled
 from minigrad.tensor import Tensor, as_tensor
 
@@ -24,14 +26,17 @@ __all__ = [
     "celu",
     "elu",
     "glu",
+    "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
+    "leaky_relu_",
     "logsigmoid",
     "mish",
     "prelu",
     "relu6",
+    "relu_",
     "rrelu",
     "selu",
     "softmin",
@@ -257,6 +262,43 @@ def _inplace(fn):
     inplace_fn.__name__ = fn.__name__ + "_"
     inplace_fn.__doc__ = f"In-place {fn.__name__}: ``{fn.__name__}(input, ..., inplace=True)``."
     return inplace_fn
+
+
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    """In-place ``relu``."""
+    x = _float("relu_", input)
+    return _result(x, x.relu(), True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """In-place ``leaky_relu``."""
+    x = _float("leaky_relu_", input)
+    return _result(x, _where(x > 0, x, x * negative_slope), True)
+
+
+def gumbel_softmax(
+    logits: Tensor,
+    tau: float = 1.0,
+    hard: bool = False,
+    eps: float = 1e-10,
+    dim: int = -1,
+) -> Tensor:
+    """A sample from the Gumbel-softmax distribution: ``softmax((logits + g) / tau)`` with
+    ``g = -log(-log(U))``, ``U ~ U(0, 1)`` (drawn from minigrad's generator). With
+    ``hard=True`` the result is the one-hot vector of its largest entry in value, with
+    the soft sample's gradient (the straight-through estimator)."""
+    from minigrad.creation import rand_like
+
+    x = _float("gumbel_softmax", logits)
+    u = rand_like(x.detach())
+    gumbels = -((-(u.clamp(min=1e-30).log())).log())
+    soft = ((x + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.detach().numpy().argmax(dim)
+    one_hot = np.zeros(soft.shape, dtype=soft.dtype)
+    np.put_along_axis(one_hot, np.expand_dims(index, dim), 1, dim)
+    return soft - soft.detach() + Tensor(one_hot)
 
 
 elu_ = _inplace(elu)
