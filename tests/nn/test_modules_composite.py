@@ -204,7 +204,7 @@ def test_torch_level_names_are_the_functional_ones():
 
 def test_torch_level_names_match_pytorch(torch, rng):
     x = rng.standard_normal((3, 4))
-    w = np.array([0.1, 0.2, 0.3])
+    w = np.array([0.1, 0.2, 0.3, 0.4])
     cases = [
         ("celu", (x, 0.7)),
         ("selu", (x,)),
