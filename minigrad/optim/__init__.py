@@ -6,6 +6,7 @@ from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam, AdamW
 from minigrad.optim.adamax import Adamax
 from minigrad.optim.asgd import ASGD
+from minigrad.optim.lbfgs import LBFGS
 from minigrad.optim.nadam import NAdam
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.radam import RAdam
@@ -20,6 +21,7 @@ __all__ = [
     "Adam",
     "AdamW",
     "ASGD",
+    "LBFGS",
     "Adadelta",
     "Adagrad",
     "Adamax",
