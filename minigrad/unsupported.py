@@ -26,7 +26,6 @@ answer False) and a ``NotImplementedError`` (so code that calls a name and catch
 from __future__ import annotations
 
 import functools
-import json
 import re
 import sys
 from dataclasses import dataclass
@@ -50,6 +49,8 @@ class Entry:
 @functools.cache
 def _table() -> tuple[dict, dict[str, str], list[tuple[re.Pattern, str]]]:
     """The categories, the exact names (a dict: most entries) and the wildcard patterns."""
+    import json  # only when a lookup first fails: importing minigrad stays lean
+
     cats = json.loads(_TABLE.read_text())["categories"]
     exact: dict[str, str] = {}
     wild: list[tuple[re.Pattern, str]] = []

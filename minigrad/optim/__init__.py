@@ -1,6 +1,6 @@
 """Optimizers and learning-rate schedulers (``import minigrad.optim as optim``)."""
 
-from minigrad.optim import lr_scheduler
+from minigrad.optim import lr_scheduler, swa_utils
 from minigrad.optim.adadelta import Adadelta
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam, AdamW
@@ -30,6 +30,7 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "lr_scheduler",
+    "swa_utils",
 ]
 
 __getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
