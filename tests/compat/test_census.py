@@ -8,6 +8,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import minigrad as mg
@@ -147,3 +148,55 @@ def test_table_is_well_formed_and_every_entry_is_used(snapshot):
             # "fft.*" also covers paths below fft that no snapshot lists: fft must exist
             rx = _compile(pattern.removesuffix(".*"))
             assert any(rx.fullmatch(n) for n in names), f"{key}: {pattern} matches nothing"
+
+
+# ------------------------------------------------------------------ import paths
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from minigrad.nn.modules.module import Module",
+        "from minigrad.nn.modules.loss import _Loss, CrossEntropyLoss",
+        "from minigrad.nn.modules.activation import GELU, Mish",
+        "from minigrad.nn.modules.linear import Linear, Bilinear",
+        "from minigrad.nn.modules.sparse import Embedding",
+        "from minigrad.nn.modules.container import ModuleList",
+        "from minigrad.nn.parallel.distributed import DistributedDataParallel",
+        "from minigrad.optim.lr_scheduler import ReduceLROnPlateau",
+        "from minigrad.optim.optimizer import Optimizer",
+        "from minigrad.optim.adamw import AdamW",
+        "from minigrad.autograd.functional import jacobian",
+        "from minigrad.autograd.variable import Variable",
+        "from minigrad.utils.checkpoint import checkpoint",
+        "import minigrad.backends.cudnn as cudnn",
+    ],
+)
+def test_program_import_paths_work(statement):
+    exec(statement, {})
+
+
+def test_backends_are_settable_modules():
+    import minigrad.backends.cudnn as cudnn
+
+    before = cudnn.benchmark
+    try:
+        cudnn.benchmark = True
+        assert mg.backends.cudnn.benchmark is True
+        assert mg.backends.cuda.matmul.allow_tf32 in (True, False)
+        assert not mg.backends.mps.is_available() and not cudnn.is_available()
+    finally:
+        cudnn.benchmark = before
+    with pytest.raises(UnsupportedError, match="kernel libraries"):
+        import minigrad.backends.xnnpack  # noqa: F401
+
+
+def test_checkpoint_gives_the_plain_call_values_and_gradients():
+    from minigrad.utils.checkpoint import checkpoint, checkpoint_sequential
+
+    x = mg.tensor([0.5, -1.0], requires_grad=True)
+    y = checkpoint(lambda t, s: (t * s).tanh(), x, 3.0, use_reentrant=False)
+    y.sum().backward()
+    expected = 3 * (1 - np.tanh(3 * x.numpy()) ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    model = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU(), mg.nn.Linear(3, 1))
+    out = checkpoint_sequential(model, 2, mg.ones(4, 2), use_reentrant=False)
+    np.testing.assert_array_equal(out.numpy(), model(mg.ones(4, 2)).numpy())
