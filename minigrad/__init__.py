@@ -156,7 +156,17 @@ __version__ = "0.1.0"
 
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
-_LAZY_MODULES = ("nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg")
+_LAZY_MODULES = (
+    "nn",
+    "optim",
+    "utils",
+    "cuda",
+    "amp",
+    "backends",
+    "distributed",
+    "linalg",
+    "version",
+)
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
 # where torch's signature is the same (not the losses: torch's take reduction as an int).

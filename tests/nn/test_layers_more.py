@@ -157,3 +157,35 @@ def test_alpha_dropout_keeps_mean_and_variance():
 def test_bad_input_raises_pytorchs_exception_class(call, error):
     with pytest.raises(error):
         call()
+
+
+def test_parameters_to_vector_and_back(torch):
+    tm = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Linear(2, 1)).double()
+    mm = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1)).double()
+    _load_same(tm, mm)
+    tv = torch.nn.utils.parameters_to_vector(tm.parameters())
+    mv = nn.utils.parameters_to_vector(mm.parameters())
+    np.testing.assert_array_equal(mv.numpy(), tv.detach().numpy())
+    nn.utils.vector_to_parameters(mg.arange(11, dtype=mg.float64), mm.parameters())
+    torch.nn.utils.vector_to_parameters(torch.arange(11, dtype=torch.float64), tm.parameters())
+    for k, v in tm.state_dict().items():
+        np.testing.assert_array_equal(mm.state_dict()[k].numpy(), v.numpy())
+
+
+def test_parameters_to_vector_is_differentiable():
+    layer = nn.Linear(2, 2)
+    (nn.utils.parameters_to_vector(layer.parameters()) ** 2).sum().backward()
+    np.testing.assert_allclose(layer.weight.grad.numpy(), 2 * layer.weight.numpy())
+
+
+def test_consume_prefix_and_ntuples():
+    from collections import OrderedDict
+
+    from minigrad.nn.modules.utils import _pair, _triple, consume_prefix_in_state_dict_if_present
+
+    sd = OrderedDict([("module.w", 1), ("b", 2), ("module.c.d", 3)])
+    consume_prefix_in_state_dict_if_present(sd, "module.")
+    assert list(sd.items()) == [("w", 1), ("b", 2), ("c.d", 3)]
+    assert _pair(3) == (3, 3) and _triple((1, 2, 3)) == (1, 2, 3)
+    assert nn.utils.skip_init(nn.Linear, 2, 3).weight.shape == (3, 2)
+    assert mg.version.cuda is None
