@@ -2,6 +2,7 @@
 
 from minigrad.optim import lr_scheduler, swa_utils
 from minigrad.optim.adadelta import Adadelta
+from minigrad.optim.adafactor import Adafactor
 from minigrad.optim.adagrad import Adagrad
 from minigrad.optim.adam import Adam, AdamW
 from minigrad.optim.adamax import Adamax
@@ -23,6 +24,7 @@ __all__ = [
     "ASGD",
     "LBFGS",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adamax",
     "NAdam",

@@ -26,6 +26,8 @@ CASES = [
     ("RAdam", dict(weight_decay=0.1, decoupled_weight_decay=True)),
     ("ASGD", {}),
     ("ASGD", dict(lr=0.05, t0=2, lambd=0.01, weight_decay=0.1)),
+    ("Adafactor", {}),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=1.5, weight_decay=0.1)),
     ("Rprop", {}),
     ("Rprop", dict(lr=0.1, etas=(0.3, 1.5), step_sizes=(0.01, 0.2))),
 ]
