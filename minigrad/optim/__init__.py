@@ -8,6 +8,7 @@ from minigrad.optim.adam import Adam, AdamW
 from minigrad.optim.adamax import Adamax
 from minigrad.optim.asgd import ASGD
 from minigrad.optim.lbfgs import LBFGS
+from minigrad.optim.muon import Muon
 from minigrad.optim.nadam import NAdam
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.radam import RAdam
@@ -23,6 +24,7 @@ __all__ = [
     "AdamW",
     "ASGD",
     "LBFGS",
+    "Muon",
     "Adadelta",
     "Adafactor",
     "Adagrad",
