@@ -48,7 +48,7 @@ from minigrad.nn.dropout import (
     Dropout3d,
     FeatureAlphaDropout,
 )
-from minigrad.nn.embedding import Embedding
+from minigrad.nn.embedding import Embedding, EmbeddingBag
 from minigrad.nn.flatten import Flatten, Unflatten
 from minigrad.nn.instance_norm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from minigrad.nn.linear import Bilinear, Identity, Linear
@@ -118,6 +118,7 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "EmbeddingBag",
     "Container",
     "NLLLoss2d",
     "AlphaDropout",

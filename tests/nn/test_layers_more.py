@@ -189,3 +189,54 @@ def test_consume_prefix_and_ntuples():
     assert _pair(3) == (3, 3) and _triple((1, 2, 3)) == (1, 2, 3)
     assert nn.utils.skip_init(nn.Linear, 2, 3).weight.shape == (3, 2)
     assert mg.version.cuda is None
+
+
+BAGS = [
+    ("2d_mean", dict(mode="mean"), [[1, 2, 4], [4, 3, 2]], None, {}),
+    ("2d_max", dict(mode="max"), [[1, 2, 4], [0, 3, 2]], None, {}),
+    ("offsets_sum", dict(mode="sum"), [1, 2, 4, 5, 4, 3, 2, 9], [0, 2, 2, 5], {}),
+    (
+        "offsets_mean_last",
+        dict(mode="mean", include_last_offset=True),
+        [1, 2, 4, 5, 4, 3],
+        [0, 2, 2, 6],
+        {},
+    ),
+    ("offsets_max", dict(mode="max"), [1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 7], {}),
+    ("padding_mean", dict(mode="mean", padding_idx=2), [[1, 2, 4], [2, 2, 2], [0, 2, 3]], None, {}),
+    ("weights_sum", dict(mode="sum"), [1, 2, 4, 5, 4], [0, 3], {"per_sample_weights": True}),
+]
+
+
+@pytest.mark.parametrize("name,kw,index,offsets,extra", BAGS, ids=[b[0] for b in BAGS])
+def test_embedding_bag_matches_pytorch(torch, rng, name, kw, index, offsets, extra):
+    tl, ml = torch.nn.EmbeddingBag(10, 3, **kw).double(), nn.EmbeddingBag(10, 3, **kw).double()
+    _load_same(tl, ml)
+    args_t = [torch.tensor(index)] + ([torch.tensor(offsets)] if offsets is not None else [])
+    args_m = [mg.tensor(index)] + ([mg.tensor(offsets)] if offsets is not None else [])
+    kwargs_t, kwargs_m = {}, {}
+    if extra.get("per_sample_weights"):
+        w = rng.uniform(0.5, 2.0, len(index))
+        kwargs_t["per_sample_weights"], kwargs_m["per_sample_weights"] = (
+            torch.tensor(w),
+            mg.tensor(w),
+        )
+    ty, my = tl(*args_t, **kwargs_t), ml(*args_m, **kwargs_m)
+    np.testing.assert_allclose(my.numpy(), ty.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = rng.standard_normal(tuple(ty.shape))
+    ty.backward(torch.tensor(g))
+    my.backward(mg.tensor(g))
+    np.testing.assert_allclose(
+        ml.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=1e-12, atol=1e-14
+    )
+
+
+def test_embedding_bag_errors_and_gradcheck(rng):
+    w = mg.tensor(rng.standard_normal((6, 2)), requires_grad=True)
+    assert gradcheck(lambda w: F.embedding_bag(mg.tensor([[1, 2], [3, 1]]), w, mode="mean"), (w,))
+    with pytest.raises(ValueError):
+        F.embedding_bag(mg.tensor([[1, 2]]), w, offsets=mg.tensor([0]))
+    with pytest.raises(NotImplementedError):
+        F.embedding_bag(mg.tensor([[1, 2]]), w, mode="max", per_sample_weights=mg.ones(2))
+    with pytest.raises(IndexError):
+        F.embedding_bag(mg.tensor([[1, 7]]), w)

@@ -56,6 +56,7 @@ from minigrad.nn.functional.dropout_variants import (
     dropout3d,
     feature_alpha_dropout,
 )
+from minigrad.nn.functional.embedding_bag import embedding_bag
 from minigrad.nn.functional.instance_norm import instance_norm
 from minigrad.nn.functional.linear import bilinear, embedding, linear, one_hot
 from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
@@ -83,6 +84,7 @@ from minigrad.nn.functional.pad import pad
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "embedding_bag",
     "gumbel_softmax",
     "leaky_relu_",
     "relu_",
