@@ -58,6 +58,7 @@ from minigrad.nn.loss_composite import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CosineSimilarity,
+    CTCLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
     HuberLoss,
@@ -118,6 +119,7 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "CTCLoss",
     "EmbeddingBag",
     "Container",
     "NLLLoss2d",

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from minigrad.nn.functional import distance as D
 from minigrad.nn.functional import loss_composite as F
+from minigrad.nn.functional.ctc import ctc_loss
 from minigrad.nn.module import Module
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "GaussianNLLLoss",
@@ -274,6 +276,16 @@ class TripletMarginWithDistanceLoss(_Loss):
         super().__init__(
             reduction=reduction, distance_function=distance_function, margin=margin, swap=swap
         )
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss; ``forward(log_probs, targets,
+    input_lengths, target_lengths)`` (see ``F.ctc_loss``)."""
+
+    fn = staticmethod(ctc_loss)
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction, blank=blank, zero_infinity=zero_infinity)
 
 
 class CosineSimilarity(Module):

@@ -42,6 +42,7 @@ from minigrad.nn.functional.activation_composite import (
     threshold_,
 )
 from minigrad.nn.functional.attention import scaled_dot_product_attention
+from minigrad.nn.functional.ctc import ctc_loss
 from minigrad.nn.functional.distance import (
     cosine_similarity,
     normalize,
@@ -84,6 +85,7 @@ from minigrad.nn.functional.pad import pad
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "ctc_loss",
     "embedding_bag",
     "gumbel_softmax",
     "leaky_relu_",
