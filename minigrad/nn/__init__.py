@@ -52,6 +52,7 @@ from minigrad.nn.embedding import Embedding, EmbeddingBag
 from minigrad.nn.flatten import Flatten, Unflatten
 from minigrad.nn.instance_norm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from minigrad.nn.linear import Bilinear, Identity, Linear
+from minigrad.nn.linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss, NLLLoss2d
 from minigrad.nn.loss_composite import (
     BCELoss,
@@ -119,6 +120,8 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "CTCLoss",
     "EmbeddingBag",
     "Container",

@@ -240,3 +240,36 @@ def test_embedding_bag_errors_and_gradcheck(rng):
         F.embedding_bag(mg.tensor([[1, 2]]), w, mode="max", per_sample_weights=mg.ones(2))
     with pytest.raises(IndexError):
         F.embedding_bag(mg.tensor([[1, 7]]), w)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(bias=True),
+        dict(weight=[0.5, 1.0, 2.0, 1.0, 1.5], reduction="sum"),
+        dict(ignore_index=2, label_smoothing=0.1),
+        dict(reduction="none"),
+    ],
+)
+def test_linear_cross_entropy_matches_pytorch(torch, rng, kw):
+    def build(lib):
+        k = dict(kw)
+        if "weight" in k:
+            k["weight"] = lib.tensor(np.array(k["weight"]))
+        return lib.nn.LinearCrossEntropyLoss(4, 5, **k).double()
+
+    tl, ml = build(torch), build(mg)
+    assert list(ml.state_dict()) == list(tl.state_dict())
+    _load_same(tl, ml)
+    x, y = rng.standard_normal((6, 4)), np.array([0, 2, 4, 1, 2, 3])
+    tin, min_ = torch.tensor(x, requires_grad=True), mg.tensor(x, requires_grad=True)
+    ty, my = tl(tin, torch.tensor(y)), ml(min_, mg.tensor(y))
+    np.testing.assert_allclose(my.numpy(), ty.detach().numpy(), rtol=1e-12)
+    ty.sum().backward()
+    my.sum().backward()
+    np.testing.assert_allclose(min_.grad.numpy(), tin.grad.numpy(), rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(
+        ml.linear.weight.grad.numpy(), tl.linear.weight.grad.numpy(), rtol=1e-10, atol=1e-14
+    )
+    with pytest.raises(NotImplementedError):
+        nn.LinearCrossEntropyLoss(4, 5, out_features=(2,))

@@ -60,6 +60,7 @@ from minigrad.nn.functional.dropout_variants import (
 from minigrad.nn.functional.embedding_bag import embedding_bag
 from minigrad.nn.functional.instance_norm import instance_norm
 from minigrad.nn.functional.linear import bilinear, embedding, linear, one_hot
+from minigrad.nn.functional.linear_cross_entropy import linear_cross_entropy
 from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
 from minigrad.nn.functional.loss_composite import (
     binary_cross_entropy,
@@ -85,6 +86,7 @@ from minigrad.nn.functional.pad import pad
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "linear_cross_entropy",
     "ctc_loss",
     "embedding_bag",
     "gumbel_softmax",
