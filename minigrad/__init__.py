@@ -143,10 +143,11 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor
-from minigrad.unsupported import UnsupportedError, install_finder
+from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
 from minigrad.unsupported import error as _unsupported_error
 
 install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
+install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001

@@ -159,13 +159,6 @@ class Tensor:
     __array_ufunc__ = None  # make NumPy defer to Tensor's operators: array * tensor -> Tensor
     __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
 
-    def __getattr__(self, name: str):
-        """Reached only when ``name`` is not an attribute: a PyTorch name minigrad lacks on
-        purpose (``t.to_sparse``, ``t.is_quantized``) raises ``UnsupportedError`` saying why."""
-        from minigrad.unsupported import error
-
-        raise error("Tensor", name)
-
     def __init__(self, data, dtype=None, requires_grad: bool = False):
         self._data = _array_from(data, dtype)
         self._version = None

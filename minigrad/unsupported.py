@@ -4,11 +4,13 @@ The names are data: ``unsupported.json`` (beside this file) maps each category (
 devices, sparse, quantized, complex, FFT, convolution and pooling, recurrent layers,
 JIT/FX/export/ONNX, multi-process, ...) to a reason, what to do instead, and the
 PyTorch names it covers, as dotted paths below ``torch`` with wildcards
-(``"nn.Conv*"``, ``"Tensor.is_sparse"``, ``"fx.*"``: see :func:`_compile`). Nothing here
-runs until a lookup fails: a module's ``__getattr__``, ``Tensor.__getattr__`` or an
-``import`` of a minigrad path that does not exist asks :func:`lookup`, and a name in the
-table raises
-:class:`UnsupportedError` instead of a bare ``AttributeError`` / ``ModuleNotFoundError``.
+(``"nn.Conv*"``, ``"Tensor.is_sparse"``, ``"fx.*"``: see :func:`_compile`).
+
+A module's ``__getattr__``, or an ``import`` of a minigrad path that does not exist, asks
+:func:`lookup` (only when the name is otherwise missing); Tensor's names in the table
+(exact names, no wildcards) are class attributes that raise when read
+(:func:`install_tensor_names`). A name in the table raises :class:`UnsupportedError`
+instead of a bare ``AttributeError`` / ``ModuleNotFoundError``.
 
 ``UnsupportedError`` is an ``AttributeError`` (so ``hasattr(torch, "fft")`` feature tests
 answer False) and a ``NotImplementedError`` (so code that calls a name and catches
@@ -119,6 +121,31 @@ def module_getattr(module_name: str):
         raise error(where, name)
 
     return __getattr__
+
+
+class _UnsupportedAttribute:
+    """A class attribute standing for a Tensor name in the table: reading it raises
+    :class:`UnsupportedError` (so ``hasattr(t, "to_sparse")`` is False). Tensor gets these
+    instead of a ``__getattr__``, which would slow down every attribute miss (NumPy probes
+    ``__array_interface__`` on each ``np.asarray(t)``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        raise error("Tensor", self.name)
+
+
+def install_tensor_names(tensor_class: type) -> None:
+    """Give ``tensor_class`` an :class:`_UnsupportedAttribute` for each ``Tensor.X`` of
+    the table that it does not define (the table lists Tensor names exactly, without
+    wildcards)."""
+    defined = {name for k in tensor_class.__mro__ for name in vars(k)}
+    for category in categories().values():
+        for dotted in category["names"]:
+            where, _, name = dotted.partition(".")
+            if where == "Tensor" and name not in defined:
+                setattr(tensor_class, name, _UnsupportedAttribute(name))
 
 
 class _UnsupportedFinder:

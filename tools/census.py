@@ -106,7 +106,10 @@ def check_name(ns: str, name: str) -> str:
     except AttributeError:  # the namespace itself is not there (yet)
         return "missing"
     if isinstance(owner, type):  # torch.Tensor: defined on the class, or asked of a tensor
-        if any(name in vars(k) for k in owner.__mro__):
+        from minigrad.unsupported import _UnsupportedAttribute
+
+        found = [vars(k)[name] for k in owner.__mro__ if name in vars(k)]
+        if found and not isinstance(found[0], _UnsupportedAttribute):
             return "present"
         owner = minigrad.zeros(1)
     try:

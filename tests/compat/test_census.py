@@ -204,3 +204,15 @@ def test_checkpoint_gives_the_plain_call_values_and_gradients():
     model = mg.nn.Sequential(mg.nn.Linear(2, 3), mg.nn.ReLU(), mg.nn.Linear(3, 1))
     out = checkpoint_sequential(model, 2, mg.ones(4, 2), use_reentrant=False)
     np.testing.assert_array_equal(out.numpy(), model(mg.ones(4, 2)).numpy())
+
+
+def test_tensor_names_are_descriptors_not_a_getattr_hook():
+    """A ``Tensor.__getattr__`` would run on every attribute miss (NumPy probes two on each
+    ``np.asarray(t)``); the classified Tensor names are class attributes instead."""
+    from minigrad.unsupported import _UnsupportedAttribute
+
+    assert "__getattr__" not in vars(mg.Tensor)
+    assert isinstance(vars(mg.Tensor)["to_sparse"], _UnsupportedAttribute)
+    with pytest.raises(UnsupportedError, match="sparse"):
+        mg.Tensor.to_sparse  # noqa: B018
+    assert not hasattr(mg.nn.Parameter(mg.ones(1)), "is_quantized")
