@@ -38,6 +38,7 @@ from minigrad.nn.activation_composite import (
     Tanhshrink,
     Threshold,
 )
+from minigrad.nn.adaptive import AdaptiveLogSoftmaxWithLoss
 from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import Container, ModuleDict, ModuleList, Sequential
 from minigrad.nn.dropout import (
@@ -120,6 +121,7 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "AdaptiveLogSoftmaxWithLoss",
     "LinearCrossEntropyLoss",
     "LinearCrossEntropyOptions",
     "CTCLoss",

@@ -273,3 +273,36 @@ def test_linear_cross_entropy_matches_pytorch(torch, rng, kw):
     )
     with pytest.raises(NotImplementedError):
         nn.LinearCrossEntropyLoss(4, 5, out_features=(2,))
+
+
+@pytest.mark.parametrize(
+    "kw", [dict(cutoffs=[4, 10]), dict(cutoffs=[3], head_bias=True, div_value=2.0)]
+)
+def test_adaptive_log_softmax_matches_pytorch(torch, rng, kw):
+    tl = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 20, **kw).double()
+    ml = nn.AdaptiveLogSoftmaxWithLoss(8, 20, **kw).double()
+    assert list(ml.state_dict()) == list(tl.state_dict())
+    _load_same(tl, ml)
+    x, y = rng.standard_normal((7, 8)), np.array([0, 3, 5, 12, 19, 2, 9])
+    tin, min_ = torch.tensor(x, requires_grad=True), mg.tensor(x, requires_grad=True)
+    tout, mout = tl(tin, torch.tensor(y)), ml(min_, mg.tensor(y))
+    np.testing.assert_allclose(mout.output.numpy(), tout.output.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(mout.loss.numpy(), tout.loss.detach().numpy(), rtol=1e-12)
+    tout.loss.backward()
+    mout.loss.backward()
+    np.testing.assert_allclose(min_.grad.numpy(), tin.grad.numpy(), rtol=1e-10, atol=1e-14)
+    for (k, tp), (_, mp) in zip(tl.named_parameters(), ml.named_parameters()):
+        np.testing.assert_allclose(
+            mp.grad.numpy(), tp.grad.numpy(), rtol=1e-10, atol=1e-14, err_msg=k
+        )
+    np.testing.assert_allclose(
+        ml.log_prob(mg.tensor(x)).numpy(), tl.log_prob(torch.tensor(x)).detach().numpy(), rtol=1e-12
+    )
+    assert ml.predict(mg.tensor(x)).numpy().tolist() == tl.predict(torch.tensor(x)).tolist()
+
+
+def test_adaptive_log_softmax_errors():
+    with pytest.raises(ValueError):
+        nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5, 3])
+    with pytest.raises(RuntimeError):
+        nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(mg.ones(2, 8), mg.tensor([1, 10]))
