@@ -79,6 +79,15 @@ def submodule_paths(package) -> list[str]:
 
 
 def snapshot_from_torch() -> dict:
+    """What torch reports, listed in a fresh interpreter right after ``import torch``
+    (``dir(torch)`` also shows any submodule imported before, such as ``torch.onnx``)."""
+    out = subprocess.run(
+        [sys.executable, __file__, "torch-json"], capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout)
+
+
+def _snapshot_here() -> dict:
     import torch
 
     data = {"torch_version": torch.__version__.split("+")[0]}
@@ -231,6 +240,9 @@ def main(argv: list[str]) -> int:
         return 0
     if argv[1:] == ["docs"]:
         DOC.write_text(updated_doc(load_snapshot()))
+        return 0
+    if argv[1:] == ["torch-json"]:
+        print(json.dumps(_snapshot_here()))
         return 0
     if argv[1:] == ["json"]:
         print(json.dumps(census_here(load_snapshot())))

@@ -50,6 +50,7 @@ from minigrad.nn.dropout import (
     FeatureAlphaDropout,
 )
 from minigrad.nn.embedding import Embedding, EmbeddingBag
+from minigrad.nn.factory import factory_kwargs
 from minigrad.nn.flatten import Flatten, Unflatten
 from minigrad.nn.instance_norm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from minigrad.nn.linear import Bilinear, Identity, Linear
@@ -121,6 +122,7 @@ from minigrad.nn.transformer_decoder import (
 from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "factory_kwargs",
     "AdaptiveLogSoftmaxWithLoss",
     "LinearCrossEntropyLoss",
     "LinearCrossEntropyOptions",
@@ -236,5 +238,7 @@ __all__ = [
     "norm_impl",
     "utils",
 ]
+
+from minigrad.nn import modules  # noqa: E402, F401  (torch.nn.modules: import paths, after the names)
 
 __getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

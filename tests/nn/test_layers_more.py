@@ -306,3 +306,12 @@ def test_adaptive_log_softmax_errors():
         nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5, 3])
     with pytest.raises(RuntimeError):
         nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(mg.ones(2, 8), mg.tensor([1, 10]))
+
+
+def test_factory_kwargs_like_pytorch(torch):
+    for kwargs in ({}, {"device": "cpu"}, {"dtype": "d", "factory_kwargs": {"device": "cpu"}}):
+        assert nn.factory_kwargs(kwargs) == torch.nn.factory_kwargs(kwargs)
+    assert nn.factory_kwargs(None) == {}
+    for bad in ({"bias": True}, {"dtype": 1, "factory_kwargs": {"dtype": 2}}):
+        with pytest.raises(TypeError):
+            nn.factory_kwargs(bad)
