@@ -179,6 +179,15 @@ _LAZY_NAMES.update(
         "nn.functional",
     )
 )
+# ... and where torch.X differs from F.X (an int reduction, the weight first): torch_forms.py
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        "binary_cross_entropy_with_logits kl_div cosine_embedding_loss margin_ranking_loss "
+        "hinge_embedding_loss poisson_nll_loss triplet_margin_loss ctc_loss embedding "
+        "batch_norm instance_norm feature_dropout".split(),
+        "nn.functional.torch_forms",
+    )
+)
 
 
 def __getattr__(name: str):

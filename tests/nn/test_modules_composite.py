@@ -222,3 +222,37 @@ def test_torch_level_names_match_pytorch(torch, rng):
         )
         m = getattr(mg, name)(*[mg.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
         np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=1e-12, err_msg=name)
+
+
+def test_torch_level_forms_with_int_reductions_match_pytorch(torch, rng):
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    sign = np.array([1.0, -1.0, 1.0, -1.0])
+    w, idx = rng.standard_normal((6, 3)), np.array([[1, 5], [0, 2]])
+    lp = np.log(np.full((5, 2, 4), 0.25))
+    cases = [
+        ("binary_cross_entropy_with_logits", (a, np.abs(np.tanh(b)), None, None, 2)),
+        ("kl_div", (a, np.abs(b), 0)),
+        ("cosine_embedding_loss", (a, b, sign, 0.1, 1)),
+        ("margin_ranking_loss", (a[:, 0], b[:, 0], sign, 0.2, 0)),
+        ("hinge_embedding_loss", (a, np.sign(b), 1.0, 2)),
+        ("poisson_nll_loss", (a, np.abs(b), True, False, 1e-8, 1)),
+        ("triplet_margin_loss", (a, b, -a, 1.0, 2.0, 1e-6, False, 0)),
+        (
+            "ctc_loss",
+            (lp, np.array([[1, 2], [3, 3]]), np.array([5, 4]), np.array([2, 2]), 0, 1, False),
+        ),
+        ("embedding", (w, idx)),
+        ("batch_norm", (a, None, None, None, None, True, 0.1, 1e-5, False)),
+        ("instance_norm", (a.reshape(2, 2, 3), None, None, None, None, True, 0.1, 1e-5, False)),
+    ]
+
+    def conv(lib, x):
+        return lib.tensor(x) if isinstance(x, np.ndarray) else x
+
+    for name, args in cases:
+        t = getattr(torch, name)(*[conv(torch, x) for x in args])
+        m = getattr(mg, name)(*[conv(mg, x) for x in args])
+        np.testing.assert_allclose(m.numpy(), t.numpy(), rtol=1e-10, atol=1e-12, err_msg=name)
+    assert (mg.feature_dropout(mg.ones(3, 4, 5), 0.5, False).numpy() == 1).all()
+    with pytest.raises(ValueError):
+        mg.kl_div(mg.zeros(2), mg.zeros(2), 3)

@@ -21,7 +21,14 @@ from minigrad.nn.functional.activation_composite import SELU_ALPHA, SELU_SCALE
 from minigrad.nn.functional.dropout import check_probability
 from minigrad.tensor import Tensor, as_tensor
 
-__all__ = ["alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "feature_alpha_dropout"]
+__all__ = [
+    "alpha_dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "feature_alpha_dropout",
+    "feature_dropout",
+]
 
 
 def _keep(shape, p: float) -> np.ndarray:
@@ -106,3 +113,16 @@ def feature_alpha_dropout(
         return tuple(x.shape[:2]) + (1,) * (x.ndim - 2)
 
     return _alpha("feature_alpha_dropout", input, p, training, channels)
+
+
+def feature_dropout(input, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_dropout``: whole channels (dim 1) of any ``(N, C, *)`` input zeroed
+    with probability ``p``, the rest scaled by ``1 / (1 - p)``."""
+    p = check_probability(p, "feature_dropout")
+    x = as_tensor(input)
+    if not train or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * 0.0
+    mask = _keep(tuple(x.shape[:2]) + (1,) * (x.ndim - 2), p) / (1.0 - p)
+    return x * mask.astype(x.dtype)
