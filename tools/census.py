@@ -1,6 +1,6 @@
 """The census of PyTorch's public surface, and minigrad's coverage of it.
 
-Two jobs, one file:
+The jobs, one file:
 
 - ``python tools/census.py snapshot`` (run with a Python that has torch) lists the public
   names of the namespaces minigrad mirrors and torch's importable public submodule paths,
@@ -9,6 +9,10 @@ Two jobs, one file:
 - ``python tools/census.py docs`` (any Python with minigrad) checks every snapshot name
   against minigrad and rewrites the coverage section of ``docs/pytorch-compat.md``
   (between its markers).
+- ``python tools/census.py todo`` rewrites ``tools/census_todo.txt``, the names that are
+  neither present nor classified: the test fails on a missing name not listed there, so a
+  name PyTorch adds (or one that stops working) fails until it is implemented,
+  classified, or knowingly listed. ``missing`` prints them by namespace.
 
 A name is **present** when ``getattr`` on minigrad's namespace (or ``import`` of the
 module path) works, **classified** when it raises ``minigrad.UnsupportedError`` (its
