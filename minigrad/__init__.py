@@ -149,6 +149,11 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor
+from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
+from minigrad.unsupported import error as _unsupported_error
+
+install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
+install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
@@ -158,8 +163,37 @@ __version__ = "0.1.0"
 
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
-_LAZY_MODULES = ("nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg")
+_LAZY_MODULES = (
+    "nn",
+    "optim",
+    "utils",
+    "cuda",
+    "amp",
+    "backends",
+    "distributed",
+    "linalg",
+    "version",
+)
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
+# torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
+# where torch's signature is the same (not the losses: torch's take reduction as an int).
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        "celu celu_ selu selu_ prelu rrelu rrelu_ threshold threshold_ hardshrink relu_ pdist "
+        "cosine_similarity pairwise_distance bilinear dropout alpha_dropout "
+        "feature_alpha_dropout layer_norm group_norm rms_norm".split(),
+        "nn.functional",
+    )
+)
+# ... and where torch.X differs from F.X (an int reduction, the weight first): torch_forms.py
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        "binary_cross_entropy_with_logits kl_div cosine_embedding_loss margin_ranking_loss "
+        "hinge_embedding_loss poisson_nll_loss triplet_margin_loss ctc_loss embedding "
+        "batch_norm instance_norm feature_dropout".split(),
+        "nn.functional.torch_forms",
+    )
+)
 
 
 def __getattr__(name: str):
@@ -167,7 +201,7 @@ def __getattr__(name: str):
         return _importlib.import_module(f"minigrad.{name}")
     if name in _LAZY_NAMES:
         return getattr(_importlib.import_module(f"minigrad.{_LAZY_NAMES[name]}"), name)
-    raise AttributeError(f"module 'minigrad' has no attribute {name!r}")
+    raise _unsupported_error("", name)
 
 
 def __dir__():
@@ -282,6 +316,7 @@ __all__ = [
     "where",
     # autograd
     "Function",
+    "UnsupportedError",
     "GradcheckError",
     "enable_grad",
     "gradcheck",

@@ -7,7 +7,12 @@ names are also reachable from here, PyTorch's spelling
 
 import importlib
 
-from minigrad.autograd.api import backward, grad
+from minigrad.autograd.api import (
+    backward,
+    grad,
+    is_multithreading_enabled,
+    set_multithreading_enabled,
+)
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from minigrad.autograd.recording import graph_recording
@@ -26,11 +31,27 @@ _GRADCHECK_NAMES = (
 )
 
 
+#: Names loaded on first access: (module, attribute); these modules import minigrad.tensor,
+#: which imports this package, so they cannot be imported here.
+_LAZY = {
+    "functional": ("minigrad.autograd.functional", None),
+    "variable": ("minigrad.autograd.variable", None),
+    "Variable": ("minigrad.autograd.variable", "Variable"),
+    "inference_mode": ("minigrad.compat", "inference_mode"),
+}
+
+
 def __getattr__(name: str):
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        loaded = importlib.import_module(module)
+        return loaded if attribute is None else getattr(loaded, attribute)
     if name in _GRADCHECK_NAMES:
         # By its module name: the attribute minigrad.gradcheck is the function.
         return getattr(importlib.import_module("minigrad.gradcheck"), name)
-    raise AttributeError(f"module 'minigrad.autograd' has no attribute {name!r}")
+    from minigrad.unsupported import error
+
+    raise error("autograd", name)
 
 
 __all__ = [
@@ -48,6 +69,8 @@ __all__ = [
     "gradgradcheck",
     "graph_recording",
     "is_grad_enabled",
+    "is_multithreading_enabled",
+    "set_multithreading_enabled",
     "no_grad",
     "set_grad_enabled",
 ]

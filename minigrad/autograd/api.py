@@ -114,3 +114,27 @@ def grad(
                 "allow_unused=True to get None for it"
             )
     return tuple(grads)
+
+
+_MULTITHREADING = [True]
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether a backward pass may use one thread per device, as PyTorch (on by default).
+    minigrad has one device, the CPU, so the setting changes nothing."""
+    return _MULTITHREADING[0]
+
+
+class set_multithreading_enabled:  # noqa: N801  (torch.autograd.set_multithreading_enabled)
+    """Context manager setting :func:`is_multithreading_enabled` (restored on exit)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _MULTITHREADING[0]
+        self.mode = bool(mode)
+        _MULTITHREADING[0] = self.mode
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc) -> None:
+        _MULTITHREADING[0] = self.prev

@@ -16,24 +16,98 @@ from minigrad.nn.activation import (
     Softmax,
     Tanh,
 )
+from minigrad.nn.activation_composite import (
+    CELU,
+    ELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    PReLU,
+    ReLU6,
+    RReLU,
+    Softmax2d,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
+)
+from minigrad.nn.adaptive import AdaptiveLogSoftmaxWithLoss
 from minigrad.nn.attention import MultiheadAttention
-from minigrad.nn.containers import ModuleDict, ModuleList, Sequential
-from minigrad.nn.dropout import Dropout
-from minigrad.nn.embedding import Embedding
+from minigrad.nn.containers import Container, ModuleDict, ModuleList, Sequential
+from minigrad.nn.dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
+from minigrad.nn.embedding import Embedding, EmbeddingBag
+from minigrad.nn.factory import factory_kwargs
 from minigrad.nn.flatten import Flatten, Unflatten
-from minigrad.nn.linear import Identity, Linear
-from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss
+from minigrad.nn.instance_norm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from minigrad.nn.linear import Bilinear, Identity, Linear
+from minigrad.nn.linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
+from minigrad.nn.loss import CrossEntropyLoss, MSELoss, NLLLoss, NLLLoss2d
+from minigrad.nn.loss_composite import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CosineSimilarity,
+    CTCLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    PairwiseDistance,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import (
     BatchNorm1d,
     BatchNorm2d,
+    BatchNorm3d,
     GroupNorm,
     LayerNorm,
     RMSNorm,
     norm_impl,
 )
+from minigrad.nn.padding import (
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
+    ConstantPad1d,
+    ConstantPad2d,
+    ConstantPad3d,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReflectionPad3d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ReplicationPad3d,
+    ZeroPad1d,
+    ZeroPad2d,
+    ZeroPad3d,
+)
 from minigrad.nn.parallel import DataParallel
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter_containers import ParameterDict, ParameterList
 from minigrad.nn.transformer import (
     TransformerBlock,
     TransformerEncoder,
@@ -45,8 +119,83 @@ from minigrad.nn.transformer_decoder import (
     TransformerDecoder,
     TransformerDecoderLayer,
 )
+from minigrad.unsupported import module_getattr
 
 __all__ = [
+    "factory_kwargs",
+    "AdaptiveLogSoftmaxWithLoss",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
+    "CTCLoss",
+    "EmbeddingBag",
+    "Container",
+    "NLLLoss2d",
+    "AlphaDropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "FeatureAlphaDropout",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
+    "Bilinear",
+    "ParameterDict",
+    "ParameterList",
+    "BatchNorm3d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ConstantPad3d",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ZeroPad3d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReflectionPad3d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "ReplicationPad3d",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "CELU",
+    "ELU",
+    "GLU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "LogSigmoid",
+    "Mish",
+    "PReLU",
+    "RReLU",
+    "ReLU6",
+    "SELU",
+    "Softmax2d",
+    "Softmin",
+    "Softplus",
+    "Softshrink",
+    "Softsign",
+    "Tanhshrink",
+    "Threshold",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "CosineEmbeddingLoss",
+    "CosineSimilarity",
+    "GaussianNLLLoss",
+    "HingeEmbeddingLoss",
+    "HuberLoss",
+    "KLDivLoss",
+    "L1Loss",
+    "MarginRankingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "PairwiseDistance",
+    "PoissonNLLLoss",
+    "SmoothL1Loss",
+    "SoftMarginLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "GELU",
     "BatchNorm1d",
     "BatchNorm2d",
@@ -89,3 +238,7 @@ __all__ = [
     "norm_impl",
     "utils",
 ]
+
+from minigrad.nn import modules  # noqa: E402, F401  (torch.nn.modules: import paths, after the names)
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

@@ -8,12 +8,13 @@ sequences, the given keys for ``ModuleDict``), so ``state_dict`` keys such as
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 
 from minigrad.nn.module import Module
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "Container"]
 
 
 def _index(idx, n: int, what: str) -> int:
@@ -248,3 +249,18 @@ class ModuleDict(Module):
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleDict has no forward: pick a module by key and call it")
+
+
+class Container(Module):
+    """Deprecated in PyTorch: ``Container(name=module, ...)`` adds each keyword argument
+    as a sub-module (use ``Module`` or ``ModuleDict`` instead)."""
+
+    def __init__(self, **modules: Module) -> None:
+        warnings.warn(
+            "nn.Container is deprecated. All of it's functionality is now implemented in "
+            "nn.Module. Subclass that instead.",
+            stacklevel=2,
+        )
+        super().__init__()
+        for name, module in modules.items():
+            self.add_module(name, module)

@@ -1,12 +1,14 @@
-"""``Dropout``: inverted dropout in training, the identity in evaluation."""
+"""``Dropout``: inverted dropout in training, the identity in evaluation; its channel
+(``Dropout1d/2d/3d``) and alpha (``AlphaDropout``, ``FeatureAlphaDropout``) variants."""
 
 from __future__ import annotations
 
+from minigrad.nn.functional import dropout_variants as V
 from minigrad.nn.functional.dropout import check_probability, dropout
 from minigrad.nn.module import Module
 from minigrad.tensor import Tensor
 
-__all__ = ["Dropout"]
+__all__ = ["AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "FeatureAlphaDropout"]
 
 
 class Dropout(Module):
@@ -38,3 +40,50 @@ class Dropout(Module):
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class _DropoutVariant(Module):
+    """A dropout layer whose ``F`` function takes ``(input, p, training)``."""
+
+    fn = None
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        self.p = check_probability(p, type(self).__name__)
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+        return type(self).fn(input, self.p, self.training)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(_DropoutVariant):
+    """Zero whole channels of ``(N, C, L)`` / ``(C, L)`` in training (``F.dropout1d``)."""
+
+    fn = staticmethod(V.dropout1d)
+
+
+class Dropout2d(_DropoutVariant):
+    """Zero whole channels of ``(N, C, H, W)`` / ``(C, H, W)`` in training."""
+
+    fn = staticmethod(V.dropout2d)
+
+
+class Dropout3d(_DropoutVariant):
+    """Zero whole channels of ``(N, C, D, H, W)`` / ``(C, D, H, W)`` in training."""
+
+    fn = staticmethod(V.dropout3d)
+
+
+class AlphaDropout(_DropoutVariant):
+    """Alpha dropout for SELU networks (``F.alpha_dropout``): keeps mean and variance."""
+
+    fn = staticmethod(V.alpha_dropout)
+
+
+class FeatureAlphaDropout(_DropoutVariant):
+    """Alpha dropout of whole channels (``F.feature_alpha_dropout``)."""
+
+    fn = staticmethod(V.feature_alpha_dropout)

@@ -1,4 +1,5 @@
-"""``Embedding``: a lookup table of learned vectors, one row per index."""
+"""``Embedding``: a lookup table of learned vectors, one row per index; ``EmbeddingBag``:
+the sum, mean or max of the vectors of each bag of indices."""
 
 from __future__ import annotations
 
@@ -6,12 +7,13 @@ import numpy as np
 
 from minigrad import dtypes, no_grad
 from minigrad.nn import init
+from minigrad.nn.functional.embedding_bag import embedding_bag
 from minigrad.nn.functional.linear import embedding
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "EmbeddingBag"]
 
 
 class Embedding(Module):
@@ -107,3 +109,74 @@ class Embedding(Module):
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
         return s
+
+
+class EmbeddingBag(Module):
+    """``F.embedding_bag`` with a learned table: the sum, mean or max of the embeddings of
+    each bag of indices (see ``F.embedding_bag`` for bags, offsets and padding).
+
+    Args:
+        num_embeddings, embedding_dim: the table's shape; ``weight`` starts ``N(0, 1)``.
+        mode: ``'sum'``, ``'mean'`` (default) or ``'max'``.
+        include_last_offset: ``offsets`` has one more entry, the end of the last bag.
+        padding_idx: an index left out of every bag (its row starts at zero).
+
+    Shape: ``forward(input, offsets=None, per_sample_weights=None)``: ``(B, N)`` or
+    ``(L,)`` with ``offsets`` -> ``(B, embedding_dim)``.
+    """
+
+    def __init__(
+        self,
+        num_embeddings: int,
+        embedding_dim: int,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        mode: str = "mean",
+        sparse: bool = False,
+        _weight=None,
+        include_last_offset: bool = False,
+        padding_idx: int | None = None,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        if max_norm is not None or scale_grad_by_freq or sparse:
+            raise NotImplementedError(
+                "EmbeddingBag: max_norm, scale_grad_by_freq and sparse are not supported by "
+                "minigrad"
+            )
+        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.mode, self.include_last_offset = mode, include_last_offset
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if padding_idx is not None:
+            padding_idx = padding_idx % self.num_embeddings
+        self.padding_idx = padding_idx
+        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        if _weight is None:
+            self.weight = Parameter(np.empty((self.num_embeddings, self.embedding_dim), dtype))
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight.data[self.padding_idx] = 0
+
+    def forward(self, input, offsets=None, per_sample_weights=None) -> Tensor:  # noqa: A002
+        return embedding_bag(
+            input,
+            self.weight,
+            offsets,
+            mode=self.mode,
+            per_sample_weights=per_sample_weights,
+            include_last_offset=self.include_last_offset,
+            padding_idx=self.padding_idx,
+        )
+
+    def extra_repr(self) -> str:
+        pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'{pad}"

@@ -21,11 +21,13 @@ Fans: for a weight of shape ``(out, in, *kernel)``, ``fan_in = in * prod(kernel)
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
 from minigrad import random as _random
 from minigrad.tensor import Tensor
+from minigrad.unsupported import module_getattr
 
 __all__ = [
     "calculate_gain",
@@ -40,6 +42,20 @@ __all__ = [
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
+    "orthogonal_",
+    "dirac_",
+    "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ]
 
 _LINEAR_GAIN_1 = ("linear", "identity", "sigmoid") + tuple(
@@ -193,3 +209,88 @@ def kaiming_normal_(
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan) if fan > 0 else 0.0
     return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix times ``gain`` (Saxe et al.): the Q factor of
+    the QR decomposition of a standard normal ``(rows, numel / rows)`` matrix, its
+    columns' signs fixed by R's diagonal so that the draw is uniform. Dimensions after
+    the first are flattened."""
+    if tensor._data.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor._data.size == 0:
+        return tensor
+    rows = tensor._data.shape[0]
+    cols = tensor._data.size // rows
+    flat = _gen(generator).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, (gain * q).reshape(tensor._data.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """Fill a 3-, 4- or 5-D convolution weight ``(out, in, *kernel)`` with the Dirac delta:
+    each of the first ``min(out / groups, in)`` output channels of a group passes its
+    input channel through unchanged (1 at the kernel's centre, 0 elsewhere)."""
+    shape = tensor._data.shape
+    if len(shape) not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = shape[0] // groups
+    values = np.zeros(shape)
+    centre = tuple(k // 2 for k in shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, shape[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Fill a 2-D tensor with ``N(0, std^2)`` draws, then zero ``ceil(sparsity * rows)``
+    randomly chosen entries of every column (Martens, 2010)."""
+    if tensor._data.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor._data.shape
+    gen = _gen(generator)
+    values = gen.normal(0.0, std, (rows, cols))
+    num_zeros = int(math.ceil(sparsity * rows))
+    for col in range(cols):
+        values[gen.permutation(rows)[:num_zeros], col] = 0
+    return _fill(tensor, values)
+
+
+def _deprecated(fn):
+    """PyTorch's old names without the trailing underscore: they warn, then do the same."""
+    old = fn.__name__[:-1]
+
+    def deprecated(*args, **kwargs):
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return fn(*args, **kwargs)
+
+    deprecated.__name__ = old
+    deprecated.__doc__ = f"Deprecated: use :func:`{fn.__name__}`."
+    return deprecated
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

@@ -9,12 +9,12 @@ import numpy as np
 from minigrad import dtypes
 from minigrad._format import shape_str
 from minigrad.nn import init
-from minigrad.nn.functional.linear import linear
+from minigrad.nn.functional.linear import bilinear, linear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
-__all__ = ["Linear", "Identity"]
+__all__ = ["Linear", "Identity", "Bilinear"]
 
 
 class Identity(Module):
@@ -90,4 +90,55 @@ class Linear(Module):
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
+        )
+
+
+class Bilinear(Module):
+    """Bilinear map ``y = x1^T A x2 + b`` (one matrix ``A_o`` per output feature).
+
+    Args:
+        in1_features, in2_features: sizes of the two inputs' last dimensions.
+        out_features: size of the output's last dimension.
+        bias: learn an additive bias (default True).
+
+    Attributes:
+        weight: ``(out_features, in1_features, in2_features)``; weight and bias are
+            initialised from ``U(-1/sqrt(in1_features), 1/sqrt(in1_features))``, as PyTorch.
+
+    Shape: ``(*, in1)``, ``(*, in2)`` -> ``(*, out)``.
+    """
+
+    def __init__(
+        self,
+        in1_features: int,
+        in2_features: int,
+        out_features: int,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        self.weight = Parameter(np.empty((out_features, in1_features, in2_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(np.empty((out_features,), dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.in1_features) if self.in1_features > 0 else 0.0
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
         )

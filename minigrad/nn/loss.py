@@ -8,7 +8,7 @@ from minigrad.nn.functional import loss as F
 from minigrad.nn.module import Module
 from minigrad.tensor import Tensor, as_tensor
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss"]
+__all__ = ["CrossEntropyLoss", "NLLLoss", "NLLLoss2d", "MSELoss"]
 
 
 class CrossEntropyLoss(Module):
@@ -111,3 +111,8 @@ class MSELoss(Module):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated in PyTorch (``NLLLoss`` takes any ``(N, C, d1, ...)`` input): the same
+    loss under its old name."""

@@ -22,7 +22,15 @@ from minigrad.nn.norms.rms_norm import rms_norm
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm", "RMSNorm", "norm_impl"]
+__all__ = [
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "BatchNorm3d",
+    "GroupNorm",
+    "LayerNorm",
+    "RMSNorm",
+    "norm_impl",
+]
 
 
 def _dtype(dtype) -> np.dtype:
@@ -308,6 +316,14 @@ class BatchNorm2d(_BatchNorm):
 
     _ranks = (4,)
     _accepted = "a 4-D input [N, C, H, W]"
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over a 5-D ``[N, C, D, H, W]`` input, per channel over N, D,
+    H, W. Same statistics, running estimates and arguments as ``BatchNorm1d``."""
+
+    _ranks = (5,)
+    _accepted = "a 5-D input [N, C, D, H, W]"
 
 
 class GroupNorm(Module):

@@ -22,6 +22,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
 from minigrad.optim.optimizer import Optimizer
+from minigrad.unsupported import module_getattr
 
 __all__ = [
     "LRScheduler",
@@ -478,6 +479,35 @@ class OneCycleLR(LRScheduler):
 def _per_group(name: str, value, n: int) -> list:
     if isinstance(value, (list, tuple)):
         if len(value) != n:
-            raise ValueError(f"OneCycleLR: expected {n} values for {name}, got {len(value)}")
+            raise ValueError(f"expected {n} values for {name} (one per group), got {len(value)}")
         return list(value)
     return [value] * n
+
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
+
+
+# The other schedulers live in schedulers.py (imported last: they subclass LRScheduler).
+from minigrad.optim.schedulers import (  # noqa: E402
+    ChainedScheduler,
+    ConstantLR,
+    CosineAnnealingWarmRestarts,
+    CyclicLR,
+    ExponentialLR,
+    MultiplicativeLR,
+    MultiStepLR,
+    PolynomialLR,
+    ReduceLROnPlateau,
+)
+
+__all__ += [
+    "ChainedScheduler",
+    "ConstantLR",
+    "CosineAnnealingWarmRestarts",
+    "CyclicLR",
+    "ExponentialLR",
+    "MultiStepLR",
+    "MultiplicativeLR",
+    "PolynomialLR",
+    "ReduceLROnPlateau",
+]

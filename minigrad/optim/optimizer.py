@@ -211,7 +211,10 @@ class Optimizer:
             p = by_index.get(int(saved_id))
             if p is None:
                 continue  # like PyTorch: state of a parameter no group mentions is dropped
-            new_state[p] = {k: _restore_value(k, v, p, saved_id) for k, v in values.items()}
+            free = getattr(self, "_factored_state", ())  # keys not shaped like p
+            new_state[p] = {
+                k: _restore_value(k, v, p, saved_id, k in free) for k, v in values.items()
+            }
         self.state = new_state
         for g, s in zip(groups, saved_groups):
             params = g["params"]
@@ -220,7 +223,7 @@ class Optimizer:
             g["params"] = params
 
 
-def _restore_value(key: str, value, p: Tensor, saved_id):
+def _restore_value(key: str, value, p: Tensor, saved_id, any_shape: bool = False):
     if value is None:
         return None
     if key == "step":
@@ -228,7 +231,7 @@ def _restore_value(key: str, value, p: Tensor, saved_id):
     arr = np.asarray(value._data if isinstance(value, Tensor) else value)
     if arr.ndim == 0 and arr.dtype.kind in "biuf" and p._data.ndim != 0:
         return arr.item()  # a scalar entry of a custom optimizer
-    if arr.shape != p._data.shape:
+    if arr.shape != p._data.shape and not any_shape:
         raise ValueError(
             f"optimizer state {key!r} of parameter {saved_id} has shape {list(arr.shape)}, but "
             f"the parameter has shape {list(p._data.shape)}"

@@ -23,7 +23,7 @@ from minigrad.autograd.function import Function
 from minigrad.kernels.reduction import sum_leading
 from minigrad.tensor import Tensor, as_tensor
 
-__all__ = ["linear", "embedding", "one_hot"]
+__all__ = ["linear", "bilinear", "embedding", "one_hot"]
 
 
 def _rows(shape: tuple) -> int:
@@ -240,3 +240,20 @@ def one_hot(tensor, num_classes: int = -1) -> Tensor:
     out = np.zeros(idx.shape + (num_classes,), dtype=np.int64)
     np.put_along_axis(out, idx[..., None].astype(np.int64), 1, axis=-1)
     return Tensor._make(out, False, None)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y_o = sum_ij x1_i W_oij x2_j + b_o`` over the last dimensions.
+
+    Shape: ``(*, in1)`` and ``(*, in2)`` with weight ``(out, in1, in2)`` -> ``(*, out)``.
+    """
+    from minigrad.compat import einsum  # the layering: compat sits above nn
+
+    x1, x2, w = as_tensor(input1), as_tensor(input2), as_tensor(weight)
+    if w.ndim != 3 or x1.shape[-1:] != w.shape[1:2] or x2.shape[-1:] != w.shape[2:]:
+        raise RuntimeError(
+            f"bilinear: input1 {shape_str(x1.shape)}, input2 {shape_str(x2.shape)} and weight "
+            f"{shape_str(w.shape)} do not fit (weight must be (out, in1, in2))"
+        )
+    y = einsum("...i,oij,...j->...o", x1, w, x2)
+    return y if bias is None else y + bias

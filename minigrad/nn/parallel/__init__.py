@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 
-from minigrad import distributed
+from minigrad import distributed as _process_group  # not "distributed": a submodule here
 from minigrad.devices import check_device
 from minigrad.nn.module import Module
 
@@ -47,7 +47,7 @@ class DistributedDataParallel(Module):
             raise TypeError(
                 f"DistributedDataParallel: module must be a Module, got {type(module).__name__}"
             )
-        distributed.check_single_process(distributed.env_world_size())
+        _process_group.check_single_process(_process_group.env_world_size())
         for d in device_ids or ():
             check_device(d if not isinstance(d, int) else "cuda", "DistributedDataParallel")
         check_device(output_device, "DistributedDataParallel")

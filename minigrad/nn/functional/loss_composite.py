@@ -1,0 +1,434 @@
+"""The rest of PyTorch's losses, each a composition of Tensor operations (autograd
+differentiates them), with PyTorch's formulas and reductions.
+
+Every loss takes ``reduction='mean' | 'sum' | 'none'``: the per-element (or per-sample)
+losses averaged, added, or returned as they are. Formulas below use ``x`` for the input,
+``y`` for the target.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minigrad.nn.functional.activation_composite import softplus
+from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
+from minigrad.ops import where
+from minigrad.tensor import Tensor, as_tensor
+
+__all__ = [
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss",
+    "gaussian_nll_loss",
+    "hinge_embedding_loss",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "margin_ranking_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
+    "multilabel_soft_margin_loss",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+]
+
+
+def _reduce(name: str, loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(f"{name}: {reduction!r} is not a valid value for reduction")
+
+
+def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:  # noqa: A002
+    x, y = as_tensor(input), as_tensor(target)
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        raise ValueError(
+            f"{name}: input of shape {tuple(x.shape)} and target of shape {tuple(y.shape)} "
+            "do not broadcast"
+        ) from None
+    return x, y
+
+
+def _legacy(size_average, reduce) -> None:  # noqa: A002
+    if size_average is not None or reduce is not None:
+        raise TypeError("size_average and reduce are deprecated; use reduction=")
+
+
+# ------------------------------------------------------------------ regression
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """``|x - y|``."""
+    _legacy(size_average, reduce)
+    x, y = _pair("l1_loss", input, target)
+    return _reduce("l1_loss", (x - y).abs(), reduction)
+
+
+def smooth_l1_loss(
+    input,  # noqa: A002
+    target,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+    beta: float = 1.0,
+):
+    """``0.5 d^2 / beta`` where ``d = |x - y| < beta``, ``d - 0.5 beta`` elsewhere
+    (``beta = 0``: the L1 loss)."""
+    _legacy(size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    x, y = _pair("smooth_l1_loss", input, target)
+    d = (x - y).abs()
+    if beta == 0:
+        return _reduce("smooth_l1_loss", d, reduction)
+    return _reduce("smooth_l1_loss", where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta: float = 1.0, weight=None):  # noqa: A002
+    """``0.5 d^2`` where ``d = |x - y| < delta``, ``delta (d - 0.5 delta)`` elsewhere."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    x, y = _pair("huber_loss", input, target)
+    d = (x - y).abs()
+    loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+    if weight is not None:
+        loss = loss * as_tensor(weight)
+    return _reduce("huber_loss", loss, reduction)
+
+
+def poisson_nll_loss(
+    input,  # noqa: A002
+    target,
+    log_input: bool = True,
+    full: bool = False,
+    size_average=None,
+    eps: float = 1e-8,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """Negative log-likelihood of ``y ~ Poisson(rate)``: ``exp(x) - y x`` with
+    ``log_input`` (x is the log-rate), ``x - y log(x + eps)`` otherwise; ``full`` adds
+    Stirling's term ``y log y - y + 0.5 log(2 pi y)`` where ``y > 1``."""
+    _legacy(size_average, reduce)
+    x, y = _pair("poisson_nll_loss", input, target)
+    loss = x.exp() - y * x if log_input else x - y * (x + eps).log()
+    if full:
+        big = y > 1
+        safe = where(big, y, y * 0 + 1)
+        stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
+        loss = loss + where(big, stirling, stirling * 0)
+    return _reduce("poisson_nll_loss", loss, reduction)
+
+
+def gaussian_nll_loss(
+    input,  # noqa: A002
+    target,
+    var,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+):
+    """Negative log-likelihood of ``y ~ N(x, var)``: ``0.5 (log(var) + (x - y)^2 / var)``
+    (plus ``0.5 log(2 pi)`` with ``full``). ``var`` is clamped to ``eps`` in value (its
+    gradient passes unchanged, as in PyTorch); it may have the input's shape, lack its
+    last dimension, or have size 1 there (one variance per sample)."""
+    x, y = as_tensor(input), as_tensor(target)
+    v = as_tensor(var)
+    if v.shape != x.shape:
+        if x.shape[:-1] == v.shape:
+            v = v.unsqueeze(-1)
+        elif not (x.shape[:-1] == v.shape[:-1] and v.shape[-1:] == (1,)):
+            raise ValueError("var is of incorrect size")
+    if (v.numpy() < 0).any():
+        raise ValueError("var has negative entry/entries")
+    v = v + (v.detach().clamp(min=eps) - v.detach())
+    loss = 0.5 * (v.log() + (x - y) ** 2 / v)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce("gaussian_nll_loss", loss, reduction)
+
+
+# ------------------------------------------------------------------ probabilities
+def binary_cross_entropy(
+    input,  # noqa: A002
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` in ``[0, 1]``; each
+    log is clamped below at -100, as in PyTorch, so the loss stays finite."""
+    _legacy(size_average, reduce)
+    x, y = as_tensor(input), as_tensor(target)
+    if x.shape != y.shape:
+        raise ValueError(
+            f"Using a target size ({tuple(y.shape)}) that is different to the input size "
+            f"({tuple(x.shape)}) is deprecated. Please ensure they have the same size."
+        )
+    data = x.numpy()
+    if ((data < 0) | (data > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(y * x.log().clamp(min=-100) + (1 - y) * (1 - x).log().clamp(min=-100))
+    if weight is not None:
+        loss = loss * as_tensor(weight)
+    return _reduce("binary_cross_entropy", loss, reduction)
+
+
+def binary_cross_entropy_with_logits(
+    input,  # noqa: A002
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+    pos_weight=None,
+):
+    """``binary_cross_entropy(sigmoid(x), y)`` computed stably from the logits ``x``:
+    ``(1 - y) x + (1 + (p - 1) y) softplus(-x)`` with ``p = pos_weight`` (1 when absent,
+    broadcast along the last dimension: one weight per class)."""
+    _legacy(size_average, reduce)
+    x, y = as_tensor(input), as_tensor(target)
+    if x.shape != y.shape:
+        raise ValueError(
+            f"Target size ({tuple(y.shape)}) must be the same as input size ({tuple(x.shape)})"
+        )
+    log_weight = 1 if pos_weight is None else 1 + (as_tensor(pos_weight) - 1) * y
+    loss = (1 - y) * x + log_weight * softplus(-x)
+    if weight is not None:
+        loss = loss * as_tensor(weight)
+    return _reduce("binary_cross_entropy_with_logits", loss, reduction)
+
+
+def kl_div(
+    input,  # noqa: A002
+    target,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction: str = "mean",
+    log_target: bool = False,
+):
+    """Kullback-Leibler divergence of the target from ``input`` (log-probabilities):
+    ``y (log y - x)`` (0 where ``y = 0``), or ``exp(y) (y - x)`` with ``log_target``.
+    ``reduction='batchmean'`` divides the sum by the batch size (the true KL divergence);
+    ``'mean'`` averages over every element, as PyTorch does."""
+    _legacy(size_average, reduce)
+    x, y = _pair("kl_div", input, target)
+    if log_target:
+        loss = y.exp() * (y - x)
+    else:
+        positive = y > 0
+        log_y = where(positive, y, y * 0 + 1).log()
+        loss = where(positive, y * log_y, y * 0) - y * x
+    if reduction == "batchmean":
+        return loss.sum() / (x.shape[0] if x.ndim else 1)
+    return _reduce("kl_div", loss, reduction)
+
+
+# ------------------------------------------------------------------ margins and rankings
+def margin_ranking_loss(
+    input1,
+    input2,
+    target,
+    margin: float = 0.0,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``max(0, -y (x1 - x2) + margin)`` for ``y`` in ``{1, -1}``."""
+    _legacy(size_average, reduce)
+    x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
+    if not x1.ndim == x2.ndim == y.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {tuple(x1.shape)}, input2: {tuple(x2.shape)}, target: {tuple(y.shape)}"
+        )
+    return _reduce("margin_ranking_loss", (-y * (x1 - x2) + margin).relu(), reduction)
+
+
+def hinge_embedding_loss(
+    input,  # noqa: A002
+    target,
+    margin: float = 1.0,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
+    _legacy(size_average, reduce)
+    x, y = _pair("hinge_embedding_loss", input, target)
+    zero = x * 0
+    loss = where(y != -1, x, zero) + where(y != 1, (margin - x).relu(), zero)
+    return _reduce("hinge_embedding_loss", loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """``log(1 + exp(-y x))`` for ``y`` in ``{1, -1}``."""
+    _legacy(size_average, reduce)
+    x, y = _pair("soft_margin_loss", input, target)
+    return _reduce("soft_margin_loss", softplus(-y * x), reduction)
+
+
+def cosine_embedding_loss(
+    input1,
+    input2,
+    target,
+    margin: float = 0.0,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where
+    ``y = -1`` (cosine along the last dimension). Shape: ``(N, D)`` -> ``(N,)``."""
+    _legacy(size_average, reduce)
+    x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
+    cos = cosine_similarity(x1, x2, dim=-1, eps=1e-12)
+    zero = cos * 0
+    loss = where(y == 1, 1 - cos, zero) + where(y == -1, (cos - margin).relu(), zero)
+    return _reduce("cosine_embedding_loss", loss, reduction)
+
+
+def _class_scores(name: str, x: Tensor) -> Tensor:
+    if x.ndim not in (1, 2):
+        raise ValueError(f"{name}: expected a 1-D or 2-D input, got {x.ndim}-D")
+    return x.unsqueeze(0) if x.ndim == 1 else x
+
+
+def multi_margin_loss(
+    input,  # noqa: A002
+    target,
+    p: int = 1,
+    margin: float = 1.0,
+    weight=None,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """Multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per
+    sample (times ``weight[y]``). Shape: ``(N, C)`` scores and ``(N,)`` classes -> ``(N,)``."""
+    _legacy(size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = as_tensor(input)
+    scores = _class_scores("multi_margin_loss", x)
+    y = as_tensor(target).numpy().reshape(-1).astype(np.int64)
+    n, c = scores.shape
+    picked = scores.gather(1, as_tensor(y.reshape(-1, 1)))  # (N, 1): x_y
+    others = np.ones((n, c), dtype=scores.dtype)
+    others[np.arange(n), y] = 0
+    hinge = (margin - picked + scores).relu()
+    if p == 2:
+        hinge = hinge * hinge
+    if weight is not None:
+        hinge = hinge * as_tensor(weight).numpy()[y].reshape(-1, 1)
+    loss = (hinge * others).sum(1) / c
+    if x.ndim == 1:
+        loss = loss.reshape(())
+    return _reduce("multi_margin_loss", loss, reduction)
+
+
+def multilabel_margin_loss(
+    input,  # noqa: A002
+    target,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``sum_{j in Y, k not in Y} max(0, 1 - (x_j - x_k)) / C`` per sample, with ``Y``
+    the class indices at the start of the target row, up to the first ``-1``.
+    Shape: ``(N, C)`` scores and ``(N, C)`` integer targets -> ``(N,)``."""
+    _legacy(size_average, reduce)
+    x = as_tensor(input)
+    scores = _class_scores("multilabel_margin_loss", x)
+    t = as_tensor(target).numpy().reshape(scores.shape)
+    n, c = scores.shape
+    is_target = np.zeros((n, c), dtype=bool)
+    for i in range(n):
+        for cls in t[i]:
+            if cls < 0:
+                break
+            is_target[i, cls] = True
+    pairs = (is_target[:, :, None] & ~is_target[:, None, :]).astype(scores.dtype)
+    margin = (1 - scores.unsqueeze(2) + scores.unsqueeze(1)).relu()  # (N, j, k)
+    loss = (margin * pairs).sum((1, 2)) / c
+    if x.ndim == 1:
+        loss = loss.reshape(())
+    return _reduce("multilabel_margin_loss", loss, reduction)
+
+
+def multilabel_soft_margin_loss(
+    input,  # noqa: A002
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``-mean_c (y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c))`` per sample
+    (each class term times ``weight[c]``). Shape: ``(N, C)`` -> ``(N,)``."""
+    _legacy(size_average, reduce)
+    x, y = _pair("multilabel_soft_margin_loss", input, target)
+    loss = y * softplus(-x) + (1 - y) * softplus(x)
+    if weight is not None:
+        loss = loss * as_tensor(weight)
+    return _reduce("multilabel_soft_margin_loss", loss.mean(-1), reduction)
+
+
+def triplet_margin_loss(
+    anchor,
+    positive,
+    negative,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average=None,
+    reduce=None,  # noqa: A002
+    reduction="mean",
+):
+    """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the pairwise p-norm distance;
+    ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
+    _legacy(size_average, reduce)
+
+    def dist(u, v):
+        return pairwise_distance(u, v, p, eps)
+
+    return _triplet(anchor, positive, negative, dist, margin, swap, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor,
+    positive,
+    negative,
+    *,
+    distance_function=None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+):
+    """:func:`triplet_margin_loss` with any ``distance_function(u, v)`` (default: the
+    Euclidean pairwise distance)."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return _triplet(
+        anchor, positive, negative, distance_function or pairwise_distance, margin, swap, reduction
+    )
+
+
+def _triplet(anchor, positive, negative, dist, margin, swap, reduction) -> Tensor:
+    a, pos, neg = as_tensor(anchor), as_tensor(positive), as_tensor(negative)
+    d_ap, d_an = dist(a, pos), dist(a, neg)
+    if swap:
+        from minigrad.ops import minimum
+
+        d_an = minimum(d_an, dist(pos, neg))
+    return _reduce("triplet_margin_loss", (d_ap - d_an + margin).relu(), reduction)

@@ -1,0 +1,5 @@
+"""``torch.nn.modules.adaptive``'s path: AdaptiveLogSoftmaxWithLoss."""
+
+from minigrad.nn.adaptive import AdaptiveLogSoftmaxWithLoss
+
+__all__ = ["AdaptiveLogSoftmaxWithLoss"]

@@ -1,0 +1,3 @@
+"""``torch.nn.modules.distance``'s path: PairwiseDistance and CosineSimilarity."""
+
+from minigrad.nn.loss_composite import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""``torch.nn.modules.flatten``'s path: Flatten and Unflatten."""
+
+from minigrad.nn.flatten import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""``torch.nn.modules.module``'s path: Module."""
+
+from minigrad.nn.module import *  # noqa: F403

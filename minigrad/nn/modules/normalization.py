@@ -1,0 +1,3 @@
+"""``torch.nn.modules.normalization``'s path: LayerNorm, RMSNorm, GroupNorm."""
+
+from minigrad.nn.normalization import *  # noqa: F403

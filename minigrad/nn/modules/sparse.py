@@ -1,0 +1,3 @@
+"""``torch.nn.modules.sparse``'s path: Embedding and EmbeddingBag."""
+
+from minigrad.nn.embedding import *  # noqa: F403

@@ -1,0 +1,83 @@
+"""``Adadelta``: step sizes from running averages of squared gradients and squared updates.
+
+For each parameter ``p`` with gradient ``g`` (lr, decay rho), as in PyTorch's
+documentation:
+
+    g  = g + lambda p                               (weight_decay != 0)
+    v  = rho v + (1 - rho) g^2                      (square_avg)
+    dx = sqrt(u + eps) / sqrt(v + eps) * g          (the update)
+    u  = rho u + (1 - rho) dx^2                     (acc_delta)
+    p  = p - lr dx
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from minigrad.optim.optimizer import Optimizer, _check_non_negative
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler), with PyTorch's update rule (see the module docstring).
+
+    Args:
+        params: parameters or parameter groups.
+        lr: scale applied to the update (default 1.0).
+        rho: decay of the running averages (0.9).
+        eps: added inside the square roots (1e-6).
+        weight_decay: L2 penalty added to the gradient (0).
+        maximize: ascend instead of descend.
+
+    Example::
+
+        >>> opt = optim.Adadelta(model.parameters())
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0.0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        _check_non_negative("weight_decay value", weight_decay)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
+            for p, g in self._grads(group):
+                state = self.state.get(p)
+                if not state:
+                    state = self.state[p] = {
+                        "step": 0,
+                        "square_avg": np.zeros_like(p._data),
+                        "acc_delta": np.zeros_like(p._data),
+                    }
+                state["step"] += 1
+                if wd != 0:
+                    g = g + wd * p._data
+                v, u = state["square_avg"], state["acc_delta"]
+                v *= rho
+                v += (1 - rho) * g * g
+                delta = np.sqrt(u + eps) / np.sqrt(v + eps) * g
+                u *= rho
+                u += (1 - rho) * delta * delta
+                p._data -= lr * delta
+        return loss

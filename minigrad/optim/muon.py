@@ -1,0 +1,121 @@
+"""``Muon``: momentum SGD whose update for a matrix is orthogonalized by a few
+Newton-Schulz iterations (Keller Jordan's optimizer, as ``torch.optim.Muon`` documents it).
+
+For a 2-D parameter ``p`` with gradient ``g`` (momentum mu, lr gamma, weight decay lambda):
+
+    B  = mu B + g
+    B~ = g + mu B   (nesterov)   or   B
+    O  = NS(B~)                                  (about U V^T for B~ = U S V^T)
+    p  = p (1 - gamma lambda)
+    p  = p - gamma' O,   gamma' = gamma sqrt(max(1, rows / cols))   ('original')
+                         gamma' = 0.2 gamma sqrt(max(rows, cols))  ('match_rms_adamw')
+
+``NS``: ``X = B~ / (|B~|_F + eps)`` (transposed to be wide), then ``ns_steps`` times
+``A = X X^T``, ``X = a X + (b A + c A A) X``. PyTorch runs these iterations in bfloat16;
+minigrad runs them in the parameter's dtype (NumPy has no bfloat16), so the two differ by
+bfloat16 rounding of the update.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from minigrad.optim.optimizer import Optimizer
+
+__all__ = ["Muon"]
+
+
+def newton_schulz(g: np.ndarray, coefficients: tuple, steps: int, eps: float) -> np.ndarray:
+    """The orthogonalized ``g`` (see the module docstring)."""
+    a, b, c = coefficients
+    tall = g.shape[0] > g.shape[1]
+    x = g.T if tall else g
+    x = x / (np.linalg.norm(x) + eps)
+    for _ in range(steps):
+        gram = x @ x.T
+        x = a * x + (b * gram + c * gram @ gram) @ x
+    return x.T if tall else x
+
+
+class Muon(Optimizer):
+    """Muon, for 2-D parameters (hidden-layer weight matrices; keep embeddings, heads and
+    biases on AdamW). See the module docstring.
+
+    Args:
+        params: 2-D parameters or parameter groups.
+        lr: learning rate (default 1e-3).
+        weight_decay: decoupled weight decay (0.1).
+        momentum: momentum factor (0.95).
+        nesterov: use the Nesterov form (True).
+        ns_coefficients: ``(a, b, c)`` of the iteration ((3.4445, -4.775, 2.0315)).
+        eps: added to the norm (1e-7).
+        ns_steps: iterations (5).
+        adjust_lr_fn: ``None`` / ``'original'`` or ``'match_rms_adamw'``.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        weight_decay: float = 0.1,
+        momentum: float = 0.95,
+        nesterov: bool = True,
+        ns_coefficients: tuple[float, float, float] = (3.4445, -4.775, 2.0315),
+        eps: float = 1e-7,
+        ns_steps: int = 5,
+        adjust_lr_fn: str | None = None,
+    ) -> None:
+        if lr < 0:
+            raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
+        if momentum < 0:
+            raise ValueError(f"momentum should be >= 0 but is: {momentum}")
+        if weight_decay < 0:
+            raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
+        if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
+            raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
+        if ns_steps >= 100:
+            raise ValueError("Number of steps must be less than 100 for computational efficiency")
+        defaults = dict(
+            lr=lr,
+            weight_decay=weight_decay,
+            momentum=momentum,
+            nesterov=nesterov,
+            ns_coefficients=tuple(ns_coefficients),
+            eps=eps,
+            ns_steps=ns_steps,
+            adjust_lr_fn=adjust_lr_fn,
+        )
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.ndim != 2:
+                    raise ValueError(
+                        f"Muon only supports 2D parameters whereas we found a parameter with "
+                        f"size: {tuple(p.shape)}"
+                    )
+
+    def step(self, closure: Callable | None = None):
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, wd, mu = group["lr"], group["weight_decay"], group["momentum"]
+            rows, cols = 0, 0
+            for p, g in self._grads(group):
+                state = self.state.setdefault(p, {"momentum_buffer": np.zeros_like(p._data)})
+                buf = state["momentum_buffer"]
+                buf *= mu
+                buf += g
+                direction = g + mu * buf if group["nesterov"] else buf
+                update = newton_schulz(
+                    direction, group["ns_coefficients"], group["ns_steps"], group["eps"]
+                )
+                p._data *= 1 - lr * wd
+                rows, cols = p._data.shape
+                if group["adjust_lr_fn"] == "match_rms_adamw":
+                    scale = 0.2 * math.sqrt(max(rows, cols))
+                else:
+                    scale = math.sqrt(max(1.0, rows / cols))
+                p._data -= (lr * scale) * update.astype(p._data.dtype, copy=False)
+        return loss

@@ -1,0 +1,108 @@
+"""``NAdam``: Adam with Nesterov momentum and a momentum schedule.
+
+For each parameter ``p`` with gradient ``g`` at step ``t`` (from 1), with
+``psi = momentum_decay``, as in PyTorch's documentation:
+
+    p    = p (1 - lr lambda)        (decoupled_weight_decay)   or   g = g + lambda p
+    mu_t = beta1 (1 - 0.5 * 0.96^(t psi))        mu_{t+1} likewise with t + 1
+    P    = P mu_t                                (mu_product, from 1)
+    m    = beta1 m + (1 - beta1) g
+    v    = beta2 v + (1 - beta2) g^2
+    d    = sqrt(v / (1 - beta2^t)) + eps
+    p    = p - lr (1 - mu_t) / (1 - P) g / d - lr mu_{t+1} / (1 - P mu_{t+1}) m / d
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from minigrad.optim.adamax import check_betas
+from minigrad.optim.optimizer import Optimizer, _check_non_negative
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """NAdam (Dozat), with PyTorch's update rule (see the module docstring).
+
+    Args:
+        params: parameters or parameter groups.
+        lr: learning rate (default 2e-3).
+        betas: decay rates of the moment estimates (0.9, 0.999).
+        eps: added to the denominator (1e-8).
+        weight_decay: weight decay (0): an L2 penalty, or decoupled as in AdamW.
+        momentum_decay: ``psi`` of the momentum schedule (4e-3).
+        decoupled_weight_decay: decay the weights directly (NAdamW) (False).
+        maximize: ascend instead of descend.
+
+    Example::
+
+        >>> opt = optim.NAdam(model.parameters(), lr=1e-3)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float = 2e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        _check_non_negative("weight_decay value", weight_decay)
+        _check_non_negative("momentum_decay value", momentum_decay)
+        defaults = dict(
+            lr=lr,
+            betas=check_betas(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            momentum_decay=momentum_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            wd, psi = group["weight_decay"], group["momentum_decay"]
+            for p, g in self._grads(group):
+                state = self.state.get(p)
+                if not state:
+                    state = self.state[p] = {
+                        "step": 0,
+                        "mu_product": 1.0,
+                        "exp_avg": np.zeros_like(p._data),
+                        "exp_avg_sq": np.zeros_like(p._data),
+                    }
+                state["step"] += 1
+                t = state["step"]
+                if wd != 0:
+                    if group["decoupled_weight_decay"]:
+                        p._data *= 1 - lr * wd
+                    else:
+                        g = g + wd * p._data
+                mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
+                mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
+                state["mu_product"] *= mu
+                product = state["mu_product"]
+                m, v = state["exp_avg"], state["exp_avg_sq"]
+                m *= beta1
+                m += (1 - beta1) * g
+                v *= beta2
+                v += (1 - beta2) * g * g
+                denom = np.sqrt(v / (1 - beta2**t)) + eps
+                p._data -= lr * (1 - mu) / (1 - product) * g / denom
+                p._data -= lr * mu_next / (1 - product * mu_next) * m / denom
+        return loss

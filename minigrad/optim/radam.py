@@ -1,0 +1,116 @@
+"""``RAdam``: Adam whose adaptive step is switched on, and rectified, once the variance of
+the second-moment estimate is tractable.
+
+For each parameter ``p`` with gradient ``g`` at step ``t`` (from 1), as in PyTorch's
+documentation:
+
+    p     = p (1 - lr lambda)     (decoupled_weight_decay)   or   g = g + lambda p
+    m     = beta1 m + (1 - beta1) g;   v = beta2 v + (1 - beta2) g^2
+    m^    = m / (1 - beta1^t)
+    rho_inf = 2 / (1 - beta2) - 1;   rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t)
+    if rho_t > 5:
+        r = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
+        p = p - lr m^ r sqrt(1 - beta2^t) / (sqrt(v) + eps)
+    else:
+        p = p - lr m^
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from minigrad.optim.adamax import check_betas
+from minigrad.optim.optimizer import Optimizer, _check_non_negative
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """RAdam (Liu et al.), with PyTorch's update rule (see the module docstring).
+
+    Args:
+        params: parameters or parameter groups.
+        lr: learning rate (default 1e-3).
+        betas: decay rates of the moment estimates (0.9, 0.999).
+        eps: added to the denominator (1e-8).
+        weight_decay: weight decay (0): an L2 penalty, or decoupled as in AdamW.
+        decoupled_weight_decay: decay the weights directly (False).
+        maximize: ascend instead of descend.
+
+    Example::
+
+        >>> opt = optim.RAdam(model.parameters(), lr=1e-3)
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0.0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_non_negative("learning rate", lr)
+        _check_non_negative("epsilon value", eps)
+        _check_non_negative("weight_decay value", weight_decay)
+        defaults = dict(
+            lr=lr,
+            betas=check_betas(betas),
+            eps=eps,
+            weight_decay=weight_decay,
+            decoupled_weight_decay=decoupled_weight_decay,
+            maximize=maximize,
+        )
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable | None = None):
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+            wd = group["weight_decay"]
+            rho_inf = 2 / (1 - beta2) - 1
+            for p, g in self._grads(group):
+                state = self.state.get(p)
+                if not state:
+                    state = self.state[p] = {
+                        "step": 0,
+                        "exp_avg": np.zeros_like(p._data),
+                        "exp_avg_sq": np.zeros_like(p._data),
+                    }
+                state["step"] += 1
+                t = state["step"]
+                if wd != 0:
+                    if group["decoupled_weight_decay"]:
+                        p._data *= 1 - lr * wd
+                    else:
+                        g = g + wd * p._data
+                m, v = state["exp_avg"], state["exp_avg_sq"]
+                m *= beta1
+                m += (1 - beta1) * g
+                v *= beta2
+                v += (1 - beta2) * g * g
+                bias_correction1 = 1 - beta1**t
+                bias_correction2 = 1 - beta2**t
+                m_hat = m / bias_correction1
+                rho_t = rho_inf - 2 * t * beta2**t / bias_correction2
+                if rho_t > 5.0:
+                    rect = math.sqrt(
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    )
+                    adaptive = math.sqrt(bias_correction2) / (np.sqrt(v) + eps)
+                    p._data -= lr * m_hat * rect * adaptive
+                else:
+                    p._data -= lr * m_hat
+        return loss
