@@ -20,7 +20,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad._format import shape_str
-from minigrad.autograd import engine
+from minigrad.autograd import engine, inplace, views
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions import arithmetic as A
@@ -167,15 +167,26 @@ class Tensor:
         tensor([2., 4., 6.])
     """
 
-    __slots__ = ("_data", "_version", "_grad", "_requires_grad", "grad_fn", "__weakref__")
+    # _counter: the version counter (shared with views, see autograd/views.py), _view:
+    # where a view comes from (None for a tensor that owns its memory).
+    __slots__ = (
+        "_data",
+        "_counter",
+        "_view",
+        "_grad",
+        "_requires_grad",
+        "_grad_fn",
+        "__weakref__",
+    )
     __array_ufunc__ = None  # make NumPy defer to Tensor's operators: array * tensor -> Tensor
     __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
 
     def __init__(self, data, dtype=None, requires_grad: bool = False):
         self._data = _array_from(data, dtype)
-        self._version = None
+        self._counter = None
+        self._view = None
         self._grad = None
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True
@@ -185,15 +196,18 @@ class Tensor:
         """Wrap an array without copying or checking (used by every operation)."""
         t = object.__new__(Tensor)
         t._data = data
-        t._version = None
+        t._counter = None
+        t._view = None
         t._grad = None
         t._requires_grad = requires_grad
-        t.grad_fn = grad_fn
+        t._grad_fn = grad_fn
         return t
 
     # ------------------------------------------------------------------ autograd state
     @property
     def requires_grad(self) -> bool:
+        if self._view is not None:
+            views.refresh(self)  # an in-place change of its base may have given it a history
         return self._requires_grad
 
     @requires_grad.setter
@@ -230,6 +244,13 @@ class Tensor:
                     f"tensor of shape {shape_str(self._data.shape)}"
                 )
         self._grad = value
+
+    @property
+    def grad_fn(self):
+        """The node that made this tensor (``None`` for a leaf)."""
+        if self._view is not None:
+            views.refresh(self)
+        return self._grad_fn
 
     @property
     def is_leaf(self) -> bool:
@@ -271,9 +292,7 @@ class Tensor:
         """The same data, cut off from the graph (sharing the version counter: an
         in-place change through the detached tensor is seen by a pending backward)."""
         t = Tensor._make(self._data, False, None)
-        if self._version is None:
-            self._version = [0]
-        t._version = self._version
+        t._counter = views.counter_of(self)
         return t
 
     @property
@@ -297,15 +316,15 @@ class Tensor:
         self._data = value
 
     @property
-    def _version_count(self) -> int:
-        """How many in-place changes this tensor (or a tensor sharing its counter) had."""
-        return 0 if self._version is None else self._version[0]
+    def _version(self) -> int:
+        """How many in-place changes this tensor, its base or a view of them had
+        (PyTorch's name)."""
+        return 0 if self._counter is None else self._counter[0]
+
+    _version_count = _version  # the name this counter had before
 
     def _bump_version(self) -> None:
-        if self._version is None:
-            self._version = [1]
-        else:
-            self._version[0] += 1
+        views.counter_of(self)[0] += 1
 
     # ------------------------------------------------------------------ array properties
     @property
@@ -845,6 +864,7 @@ class Tensor:
         for s in sizes:
             out.append(self[lead + (slice(start, start + s),)])
             start += s
+        views.mark_multi_output(out)
         return tuple(out)
 
     def chunk(self, chunks: int, dim: int = 0):
@@ -858,14 +878,16 @@ class Tensor:
         return I.Index.apply(self, key, advanced)
 
     def __setitem__(self, key, value):
-        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
-            raise RuntimeError(
-                "item assignment into a tensor that requires grad would corrupt its graph; "
-                "use masked_fill / where, or do it under mg.no_grad()"
-            )
-        key, _ = I.normalize_index(key)
-        self._data[key] = value._data if isinstance(value, Tensor) else value
-        self._bump_version()
+        """``t[key] = value``, in place (recorded, as any in-place op): a basic index
+        writes through the view ``t[key]``; index arrays go through ``IndexPut``."""
+        key, advanced = I.normalize_index(key)
+        if not advanced:
+            I.Index.apply(self, key, advanced)._inplace("__setitem__", value, cast=True)
+            return
+        value = as_tensor(value)
+        if value._data.dtype != self._data.dtype:
+            value = value.to(self._data.dtype)
+        self._inplace("__setitem__", I.IndexPut.apply(self, key, value), cast=True)
 
     def gather(self, dim: int, index):
         (d,) = R.normalize_dims(dim, self._data.ndim)
@@ -903,66 +925,48 @@ class Tensor:
         keep = np.triu(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
         return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
-    # ------------------------------------------------------------------ in-place (no graph)
-    # Each in-place method writes into the tensor's array and bumps its version counter,
-    # so a backward that saved this tensor before the change raises instead of using
-    # the new values (see ``Function.save_for_backward``). In-place changes are not
-    # recorded in the graph: on a tensor that requires grad they need ``mg.no_grad()``.
-    def _check_inplace(self, what: str) -> None:
-        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
-            raise RuntimeError(
-                f"{what}: a leaf Variable that requires grad is being used in an in-place "
-                "operation; wrap it in `with mg.no_grad():` (or change `t.data` instead)"
-            )
-        if not self._data.flags.writeable:
-            raise ValueError(f"{what}: the tensor's memory is read-only")
-
-    def _inplace(self, what: str, values) -> Tensor:
-        """Write ``values`` (broadcast to this tensor's shape) into it, in place."""
-        self._check_inplace(what)
-        if isinstance(values, Tensor):
-            values = values._data
-        try:
-            np.copyto(self._data, np.broadcast_to(values, self._data.shape), casting="unsafe")
-        except ValueError:
-            raise ValueError(
-                f"{what}: a value of shape {shape_str(np.shape(values))} does not broadcast "
-                f"to the tensor's shape {shape_str(self._data.shape)}"
-            ) from None
-        self._bump_version()
-        return self
+    # ------------------------------------------------------------------ in-place
+    # Each in-place method computes its new values out of place (an ordinary operation,
+    # recorded when a gradient is needed) and hands them to ``_inplace``, the one entry
+    # point that writes into a tensor (``minigrad/autograd/inplace.py``): it refuses what
+    # PyTorch refuses (a leaf that requires grad, while recording), writes, bumps the
+    # version counter shared with the tensor's views, and records the change in the
+    # graph, so a pending backward that saved the old values raises instead of using
+    # the new ones.
+    def _inplace(self, what: str, values, cast: bool = False) -> Tensor:
+        """Write ``values`` (a Tensor, an array or a number; broadcast to this tensor's
+        shape) into this tensor, in place. ``cast``: convert any dtype (``copy_``,
+        ``fill_``); otherwise a float result cannot go into an integer tensor."""
+        return inplace.write(self, what, values, cast)
 
     def zero_(self) -> Tensor:
-        return self._inplace("zero_", 0)
+        return self._inplace("zero_", np.zeros((), self._data.dtype), cast=True)
 
     def fill_(self, value) -> Tensor:
-        return self._inplace("fill_", _operand(value))
+        return self._inplace("fill_", value, cast=True)
 
     def copy_(self, src, non_blocking: bool = False) -> Tensor:
-        return self._inplace("copy_", _operand(src))
+        src = as_tensor(src)
+        if _state.enabled and src.requires_grad:
+            src = src.clone()  # the copy's own node, so that self does not share src's
+        return self._inplace("copy_", src, cast=True)
 
     def add_(self, other, alpha=1) -> Tensor:
-        other = _operand(other)
-        return self._inplace("add_", self._data + (other * alpha if alpha != 1 else other))
+        return self._inplace("add_", self + (other * alpha if alpha != 1 else other))
 
     def sub_(self, other, alpha=1) -> Tensor:
-        other = _operand(other)
-        return self._inplace("sub_", self._data - (other * alpha if alpha != 1 else other))
+        return self._inplace("sub_", self - (other * alpha if alpha != 1 else other))
 
     def mul_(self, other) -> Tensor:
-        return self._inplace("mul_", self._data * _operand(other))
+        return self._inplace("mul_", self * other)
 
     def div_(self, other) -> Tensor:
-        if self._data.dtype.kind != "f":
-            raise RuntimeError(f"div_: result type float can't be cast to {self._data.dtype}")
-        return self._inplace("div_", self._data / _operand(other))
+        return self._inplace("div_", self / other)
 
     def clamp_(self, min=None, max=None) -> Tensor:  # noqa: A002  (PyTorch's names)
         if min is None and max is None:
             raise ValueError("clamp_: at least one of min and max must be given")
-        lo = None if min is None else _operand(min)
-        hi = None if max is None else _operand(max)
-        return self._inplace("clamp_", np.clip(self._data, lo, hi))
+        return self._inplace("clamp_", self.clamp(min, max))
 
     clip_ = clamp_
 
@@ -972,38 +976,30 @@ class Tensor:
             raise TypeError(
                 f"masked_fill_: mask must be a bool tensor, got {np.asarray(mask).dtype}"
             )
-        return self._inplace("masked_fill_", np.where(mask, _operand(value), self._data))
+        return self._inplace("masked_fill_", self.masked_fill(mask, value), cast=True)
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
         gen = generator or _random.default_generator()
-        return self._inplace("uniform_", gen.uniform(a, b, self._data.shape))
+        return self._inplace("uniform_", gen.uniform(a, b, self._data.shape), cast=True)
 
-    # ``t += x`` is in place (as in PyTorch) on a tensor outside the graph; on one that
-    # requires grad while recording, it is the out-of-place ``t = t + x`` (PyTorch
-    # records an in-place node there; minigrad's graph has none).
+    # ``t += x`` is ``t.add_(x)``, as in PyTorch: in place (the same object, the same
+    # memory), recorded on a tensor in the graph, refused on a leaf that requires grad
+    # while recording (so ``p -= lr * p.grad`` never silently rebinds ``p``).
     def __iadd__(self, other):
-        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
-            return self + other
         return self.add_(other)
 
     def __isub__(self, other):
-        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
-            return self - other
         return self.sub_(other)
 
     def __imul__(self, other):
-        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
-            return self * other
         return self.mul_(other)
 
     def __itruediv__(self, other):
-        if _state.enabled and (self._requires_grad or self.grad_fn is not None):
-            return self / other
         return self.div_(other)
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
         gen = generator or _random.default_generator()
-        return self._inplace("normal_", gen.normal(mean, std, self._data.shape))
+        return self._inplace("normal_", gen.normal(mean, std, self._data.shape), cast=True)
 
     # ---- PyTorch-compatibility methods
     # Names that PyTorch programs call on tensors; the differentiable ones are thin calls
@@ -1225,7 +1221,9 @@ class Tensor:
         """The slices along ``dim``, as a tuple of tensors (each one dim fewer)."""
         (d,) = R.normalize_dims(dim, self._data.ndim)
         lead = (slice(None),) * d
-        return tuple(self[lead + (i,)] for i in range(self._data.shape[d]))
+        out = tuple(self[lead + (i,)] for i in range(self._data.shape[d]))
+        views.mark_multi_output(out)
+        return out
 
     def index_select(self, dim: int, index) -> Tensor:
         """The entries at ``index`` (a 0-D or 1-D int32 / int64 tensor of indices in

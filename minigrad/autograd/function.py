@@ -58,6 +58,7 @@ import numpy as np
 
 from minigrad.autograd.grad_mode import _state
 from minigrad.autograd.recording import _recording, record
+from minigrad.autograd.views import mark_view
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to read saved tensors after "
@@ -76,16 +77,16 @@ class _SavedOutput:
     ``grad_fn`` is this node, so that second-order gradients still flow through it.
     """
 
-    __slots__ = ("_data", "_version")
+    __slots__ = ("_data", "_counter")
 
-    def __init__(self, data: np.ndarray, version: list):
+    def __init__(self, data: np.ndarray, counter: list):
         self._data = data
-        self._version = version
+        self._counter = counter
 
 
 def _version_of(t) -> int:
     """The in-place version of a tensor (or a saved output): 0 until it is modified."""
-    v = t._version
+    v = t._counter
     return 0 if v is None else v[0]
 
 
@@ -129,6 +130,12 @@ class Function:
     def backward(ctx, grad_output):
         raise NotImplementedError("a Function subclass must define backward(ctx, grad_output)")
 
+    #: True for an operation whose result may share its first argument's memory (a
+    #: view: reshape, permute, basic indexing, expand). ``apply`` then gives the result
+    #: that tensor's version counter and remembers how to re-make it from its base
+    #: (``minigrad/autograd/views.py``), whatever the grad mode.
+    is_view = False
+
     #: Optional: ``backward_array(ctx, grad_output: ndarray) -> arrays``, the same
     #: derivative on NumPy arrays, used by the engine when the backward pass is not
     #: recorded (see the module docstring). ``None``: the engine uses ``backward``.
@@ -168,6 +175,32 @@ class Function:
             [s._data if type(s) in _TENSOR_TYPES or type(s) is _SavedOutput else s for s in saved]
         )
 
+    # ------------------------------------------------ in-place ops (autograd/inplace.py)
+    def _keep_old_input(self, t, copy_of) -> None:
+        """An in-place op is about to overwrite ``t``: if this node saved it, keep
+        ``copy_of(t)`` (a tensor with ``t``'s values before the change) instead."""
+        if not any(s is t for s in self._saved):
+            return
+        old = copy_of(t)
+        self._saved = tuple(old if s is t else s for s in self._saved)
+        self._saved_versions = tuple(
+            _version_of(old) if s is old else v for s, v in zip(self._saved, self._saved_versions)
+        )
+
+    def _move_output(self, array: np.ndarray, t) -> None:
+        """This node saved its output ``array``, which an in-place op has just written
+        into ``t``: the saved output is now ``t``'s memory, at ``t``'s current version
+        (so a later in-place change of ``t`` raises at backward, as in PyTorch)."""
+        moved = [type(s) is _SavedOutput and s._data is array for s in self._saved]
+        if not any(moved):
+            return
+        self._saved = tuple(
+            _SavedOutput(t._data, t._counter) if m else s for s, m in zip(self._saved, moved)
+        )
+        self._saved_versions = tuple(
+            t._counter[0] if m else v for v, m in zip(self._saved_versions, moved)
+        )
+
     def _unpack(self, s):
         if type(s) is not _SavedOutput:
             return s
@@ -190,16 +223,23 @@ class Function:
     def apply(cls, *args):
         """Run ``forward`` and, when a gradient is needed, link the result into the graph."""
         ctx = _new(cls)
-        if not _state.enabled:
+        if _state.enabled:
+            out = ctx._run_and_record(args)
+        else:
             # Recording is off (under no_grad, or inside a backward pass): just compute.
-            return _wrap(cls.forward(ctx, *args))
+            out = _wrap(cls.forward(ctx, *args))
+        if cls.is_view and np.may_share_memory(out._data, args[0]._data):
+            mark_view(out, args[0], cls, args[1:], recorded=_state.enabled)
+        return out
+
+    def _run_and_record(self, args):
         # Which arguments need a gradient, and where each one's gradient goes: the node
         # that made the argument, or the argument itself when it is a leaf.
-        needs = tuple(_is_tensor(a) and a._requires_grad for a in args)
+        needs = tuple(_is_tensor(a) and a.requires_grad for a in args)
         nexts = tuple((a.grad_fn or a) if n else None for a, n in zip(args, needs))
         _state.enabled = False
         try:
-            result = cls.forward(ctx, *args)
+            result = self.forward(self, *args)
         finally:
             _state.enabled = True
         if not any(needs):
@@ -207,23 +247,23 @@ class Function:
         data = np.asarray(result._data if _is_tensor(result) else result)
         if data.dtype.kind != "f":  # integer or bool results carry no gradient
             return _wrap(data)
-        ctx.needs_input_grad = needs
-        ctx.next_functions = nexts
-        ctx._shape, ctx._dtype = data.shape, data.dtype
-        out = Tensor._make(data, True, ctx)
-        if any(s is result for s in ctx._saved):
-            ctx._save_output(result, out)
+        self.needs_input_grad = needs
+        self.next_functions = nexts
+        self._shape, self._dtype = data.shape, data.dtype
+        out = Tensor._make(data, True, self)
+        if any(s is result for s in self._saved):
+            self._save_output(result, out)
         if _recording.active:  # inside graph_recording(): keep the arguments too
-            record(ctx, args)
+            record(self, args)
         return out
 
     def _save_output(self, result, out) -> None:
         """``forward`` saved its own result: keep it as a ``_SavedOutput`` (no reference
         cycle), sharing the output tensor's version counter."""
-        out._version = [0]
+        out._counter = [0]
         saved = self._saved
         self._saved = tuple(
-            _SavedOutput(out._data, out._version) if s is result else s for s in saved
+            _SavedOutput(out._data, out._counter) if s is result else s for s in saved
         )
         self._saved_versions = tuple(
             0 if s is result else v for s, v in zip(saved, self._saved_versions)
@@ -246,10 +286,11 @@ def _wrap(result):
         result = np.asarray(result)  # NumPy reductions return scalars, not 0-d arrays
     t = _new(Tensor)
     t._data = result
-    t._version = None
+    t._counter = None
+    t._view = None
     t._grad = None
     t._requires_grad = False
-    t.grad_fn = None
+    t._grad_fn = None
     return t
 
 

@@ -39,10 +39,14 @@ def normalize_index(key):
         elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer, slice)):
             raise IndexError(f"index: unsupported index element {k!r}")
         out.append(k)
+    if not advanced and not any(k is Ellipsis for k in out):
+        out.append(Ellipsis)  # x[1] of a 1-d array is then a 0-d view, not a copied scalar
     return tuple(out), advanced
 
 
 class Index(Function):
+    is_view = True  # a basic index (ints, slices, None, ...) gives a view
+
     @staticmethod
     def forward(ctx, x, key, advanced):
         ctx.in_shape = x._data.shape
@@ -78,6 +82,40 @@ class IndexAdd(Function):
     @staticmethod
     def backward_array(ctx, gg):
         return gg[ctx.key], None, None, None
+
+
+class IndexPut(Function):
+    """``x`` with ``x[key] = value``, out of place: what an assignment with index arrays
+    writes (``t[idx] = v``). Backward: ``value`` gets the gradient at ``key``, ``x`` the
+    rest (the elements it kept)."""
+
+    @staticmethod
+    def forward(ctx, x, key, value):
+        v = value._data if type(value) in _TENSOR_TYPES else value
+        out = x._data.copy()
+        try:
+            out[key] = v
+        except (IndexError, ValueError) as e:
+            where = f"index {key!r} into a tensor of shape {list(x._data.shape)}"
+            raise type(e)(f"{where}: {e}") from None
+        ctx.key, ctx.value_shape = key, np.shape(v)
+        kept = np.ones(out.shape, dtype=bool)
+        kept[key] = False
+        ctx.kept = kept
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        g_value = None
+        if ctx.needs_input_grad[2]:
+            g_value = unbroadcast(Index.apply(g, ctx.key, True), ctx.value_shape)
+        return Where.apply(ctx.kept, g, 0.0), None, g_value
+
+    @staticmethod
+    def backward_array(ctx, g):
+        _, _, value_needs = ctx.needs_input_grad
+        g_value = unbroadcast(g[ctx.key], ctx.value_shape) if value_needs else None
+        return np.where(ctx.kept, g, g.dtype.type(0)), None, g_value
 
 
 def _index_add(g: np.ndarray, shape: tuple, key, advanced: bool) -> np.ndarray:

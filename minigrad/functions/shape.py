@@ -15,6 +15,8 @@ from minigrad.functions.broadcast import unbroadcast
 
 
 class Reshape(Function):
+    is_view = True
+
     @staticmethod
     def forward(ctx, x, shape):
         ctx.in_shape = x._data.shape
@@ -34,6 +36,8 @@ class Reshape(Function):
 
 
 class Permute(Function):
+    is_view = True
+
     @staticmethod
     def forward(ctx, x, dims):
         ctx.dims = dims
@@ -50,6 +54,8 @@ class Permute(Function):
 
 class Expand(Function):
     """Broadcast to a larger shape (a view); backward sums over the broadcast dims."""
+
+    is_view = True
 
     @staticmethod
     def forward(ctx, x, shape):

@@ -160,7 +160,7 @@ class Module:
         params = d.get("_parameters")
         if isinstance(value, Parameter):
             self._require_init("parameters")
-            self._forget(name)
+            self._forget(name, keep="_parameters")  # a re-assigned one keeps its place
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -171,7 +171,7 @@ class Module:
             params[name] = None
         elif isinstance(value, Module):
             self._require_init("modules")
-            self._forget(name)
+            self._forget(name, keep="_modules")
             self._modules[name] = value
         elif "_modules" in d and name in d["_modules"]:
             if value is not None:
@@ -190,12 +190,15 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _forget(self, name: str) -> None:
-        """Remove ``name`` from every registry and the instance dict (before re-registering)."""
+    def _forget(self, name: str, keep: str) -> None:
+        """Remove ``name`` from the instance dict and every registry but ``keep``, the one
+        it is about to be assigned in: there a re-assigned name keeps its place in the
+        registration order (``state_dict`` keys, ``parameters()``), as in PyTorch."""
         d = self.__dict__
         d.pop(name, None)
         for registry in ("_parameters", "_buffers", "_modules"):
-            d[registry].pop(name, None)
+            if registry != keep:
+                d[registry].pop(name, None)
         d["_non_persistent_buffers"].discard(name)
 
     def __getattr__(self, name: str):

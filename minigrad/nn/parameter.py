@@ -30,9 +30,10 @@ class Parameter(Tensor):
         elif not isinstance(data, np.ndarray):
             data = Tensor(data)._data
         self._data = data
-        self._version = None
+        self._counter = None
+        self._view = None
         self._grad = None
-        self.grad_fn = None
+        self._grad_fn = None
         self._requires_grad = False
         if requires_grad:
             self.requires_grad = True

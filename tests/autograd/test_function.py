@@ -272,6 +272,14 @@ def _second_order_graph(f, x):
     return g
 
 
+def _in_place_graph(x, v):
+    """Overwrite (an in-place change through a view) and IndexPut (t[idx] = v)."""
+    h = x * 1.0
+    h[:, 0].mul_(v)
+    h[:, np.array([1, 1])] = v
+    return h
+
+
 def _examples():
     """One expression per Function that defines both backwards (float64 leaves)."""
     import minigrad.nn.functional as F
@@ -334,6 +342,7 @@ def _examples():
         mg.where(c.numpy() > 0, c, b),
         c.masked_fill(c.numpy() > 0, 1.0),
         _second_order_graph(lambda x: x[idx] * x[idx], p),
+        _in_place_graph(c, b),
         _second_order_graph(lambda x: x.gather(1, np.array([[0, 0]] * 3)) ** 2, p),
         # nn's Functions (they count once they define backward_array)
         F.gelu(c),

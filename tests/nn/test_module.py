@@ -336,3 +336,37 @@ def test_same_names_as_pytorch_and_weights_move_both_ways(torch):
     np.testing.assert_allclose(
         net2(mg.tensor(x)).numpy(), tnet(torch.from_numpy(x)).detach().numpy(), **F32
     )
+
+
+def _reassigning_program(lib):
+    """A module whose parameter and submodule are assigned again after others."""
+
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = lib.nn.Parameter(lib.zeros(2))
+            self.first = lib.nn.Linear(2, 2)
+            self.b = lib.nn.Parameter(lib.zeros(3))
+            self.second = lib.nn.Linear(2, 1)
+            self.a = lib.nn.Parameter(lib.ones(2))  # again: keeps its place before b
+            self.first = lib.nn.Linear(2, 3)  # again: keeps its place before second
+
+    net = Net()
+    return list(net.state_dict()), [tuple(p.shape) for p in net.parameters()]
+
+
+def test_reassigning_a_parameter_or_submodule_keeps_its_registration_order():
+    keys, shapes = _reassigning_program(mg)
+    assert keys == [
+        "a",
+        "b",
+        "first.weight",
+        "first.bias",
+        "second.weight",
+        "second.bias",
+    ]
+    assert shapes == [(2,), (3,), (3, 2), (3,), (1, 2), (1,)]
+
+
+def test_reassigning_keeps_pytorchs_order(torch):
+    assert _reassigning_program(mg) == _reassigning_program(torch)
