@@ -535,20 +535,6 @@ class Tensor:
     def __ge__(self, other):
         return _compare(np.greater_equal, self, other)
 
-    def __and__(self, other):
-        return _compare(np.logical_and, self, other)
-
-    def __or__(self, other):
-        return _compare(np.logical_or, self, other)
-
-    def __invert__(self):
-        if self._data.dtype != dtypes.bool_:
-            raise TypeError("~ (logical not) is only defined for bool tensors")
-        return Tensor._make(~self._data, False, None)
-
-    def logical_not(self) -> Tensor:
-        return Tensor._make(np.logical_not(self._data), False, None)
-
     def add(self, other):
         return self + other
 
@@ -566,40 +552,6 @@ class Tensor:
 
     def matmul(self, other):
         return A.matmul(self, other)
-
-    # ------------------------------------------------------------------ pointwise
-    def exp(self):
-        return U.Exp.apply(_floating(self))
-
-    def log(self):
-        return U.Log.apply(_floating(self))
-
-    def sqrt(self):
-        return U.Sqrt.apply(_floating(self))
-
-    def rsqrt(self):
-        return U.Rsqrt.apply(_floating(self))
-
-    def tanh(self):
-        return U.Tanh.apply(_floating(self))
-
-    def sigmoid(self):
-        return U.Sigmoid.apply(_floating(self))
-
-    def relu(self):
-        return U.Relu.apply(self)
-
-    def abs(self):
-        return U.Abs.apply(self)
-
-    def sin(self):
-        return U.Sin.apply(_floating(self))
-
-    def cos(self):
-        return U.Cos.apply(_floating(self))
-
-    def sign(self):
-        return Tensor._make(np.sign(self._data), False, None)
 
     def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
         if min is None and max is None:
@@ -624,12 +576,8 @@ class Tensor:
 
     clip = clamp
 
-    def maximum(self, other):
-        return U.Maximum.apply(*A.promote(self, as_tensor(other)))
-
-    def minimum(self, other):
-        return U.Minimum.apply(*A.promote(self, as_tensor(other)))
-
+    # the elementwise table (sin, exp, atan2, maximum, ...) is attached at the end of
+    # this file: see minigrad/elementwise.py
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
@@ -1248,29 +1196,6 @@ class Tensor:
             p = 2
         return vector_norm(self, p, dim, keepdim, dtype=dtype)
 
-    # remainder and floor division, as torch.remainder (the sign of the divisor, like
-    # Python's %) and torch.floor_divide. d(x % c)/dx = 1 and d(x % c)/dc = -floor(x / c),
-    # which the composite below gives: floor(x / c) is a constant of the graph.
-    def __mod__(self, other) -> Tensor:
-        o = other._data if isinstance(other, Tensor) else other
-        if self._data.dtype.kind != "f" and np.asarray(o).dtype.kind in "iub":
-            return Tensor._make(np.mod(self._data, o), False, None)
-        quotient = Tensor._make(np.floor(np.divide(self._data, o)), False, None)
-        return self - quotient.to(_floating(self).dtype) * other
-
-    def __rmod__(self, other) -> Tensor:
-        return as_tensor(other).__mod__(self)
-
-    def remainder(self, other) -> Tensor:
-        return self % other
-
-    def __floordiv__(self, other) -> Tensor:
-        o = other._data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(np.floor_divide(self._data, o)), False, None)
-
-    def __rfloordiv__(self, other) -> Tensor:
-        return as_tensor(other).__floordiv__(self)
-
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         from minigrad.creation import multinomial
 
@@ -1350,3 +1275,8 @@ def as_tensor(x, dtype=None) -> Tensor:
 
 
 _bind_tensor(Tensor)
+
+# The elementwise table's methods (sin, atan2, ..., in-place variants, & | ^ ~ % //).
+from minigrad import elementwise as _elementwise  # noqa: E402
+
+_elementwise.attach(Tensor)

@@ -403,7 +403,12 @@ def test_every_backward_array_agrees_with_its_backward():
                 np.testing.assert_allclose(
                     arr, t, rtol=1e-12, atol=1e-14, err_msg=f"{cls.__name__} input {i}"
                 )
-    both = {c for c in _function_classes() if c.backward_array is not None}
+    # The elementwise table's classes are checked entry by entry in test_opinfo.py.
+    both = {
+        c
+        for c in _function_classes()
+        if c.backward_array is not None and c.__module__ != "minigrad.functions.pointwise"
+    }
     missing = sorted(c.__qualname__ for c in both - covered if not c.__subclasses__())
     assert not missing, f"add an example to _examples() for: {missing}"
     assert len(covered) >= 40
