@@ -13,6 +13,7 @@ imported on first use, so ``import minigrad`` stays fast and does not import Num
 """
 
 import importlib as _importlib
+import math as _math
 
 from minigrad.autograd import (
     Function,
@@ -87,6 +88,7 @@ from minigrad.dtypes import (
     short,
     uint8,
 )
+from minigrad.elementwise import functions as _elementwise_functions
 from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
 from minigrad.kernels.runtime import (
     get_num_threads,
@@ -95,7 +97,6 @@ from minigrad.kernels.runtime import (
     use_threading_layer,
 )
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
-    abs,
     amax,
     amin,
     argmax,
@@ -104,35 +105,23 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
     chunk,
     clamp,
     clip,
-    cos,
-    exp,
     flatten,
     gather,
-    log,
     log_softmax,
     logsumexp,
     masked_fill,
     matmul,
     max,
-    maximum,
     mean,
     min,
-    minimum,
     permute,
-    relu,
     reshape,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
     softmax,
     split,
-    sqrt,
     squeeze,
     stack,
     std,
     sum,
-    tanh,
     transpose,
     tril,
     triu,
@@ -144,15 +133,21 @@ from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
 from minigrad.tensor import Tensor
 
+# mg.sin, mg.atan2, mg.maximum, ...: the elementwise table's functions (minigrad/elementwise.py)
+globals().update(_elementwise_functions())
+
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
 int = int32  # noqa: A001  (torch.int is int32)
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # torch.pi, ...
 __version__ = "0.1.0"
 
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
-_LAZY_MODULES = ("nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg")
+_LAZY_MODULES = (
+    "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "special",
+)  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
 
 
@@ -230,7 +225,6 @@ __all__ = [
     "short",
     "uint8",
     # operations as functions
-    "abs",
     "amax",
     "amin",
     "argmax",
@@ -239,35 +233,23 @@ __all__ = [
     "chunk",
     "clamp",
     "clip",
-    "cos",
-    "exp",
     "flatten",
     "gather",
-    "log",
     "log_softmax",
     "logsumexp",
     "masked_fill",
     "matmul",
     "max",
-    "maximum",
     "mean",
     "min",
-    "minimum",
     "permute",
-    "relu",
     "reshape",
-    "rsqrt",
-    "sigmoid",
-    "sign",
-    "sin",
     "softmax",
     "split",
-    "sqrt",
     "squeeze",
     "stack",
     "std",
     "sum",
-    "tanh",
     "transpose",
     "tril",
     "triu",
@@ -318,4 +300,12 @@ __all__ = [
     "square",
     "topk",
     "unbind",
+    # constants
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "pi",
+    # the elementwise table (minigrad/elementwise.py)
+    *_elementwise_functions(),
 ]

@@ -99,16 +99,28 @@ def binary_operands(op: Op, a, b) -> tuple:
     return _input(a, op), _input(b, op)
 
 
-def _unary_method(op: Op):
+def call(name: str, input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+    """The table's ``name`` (or an alias) on ``input`` (and ``other``, for a binary op)
+    with the entry's extra arguments: what every generated method and function runs."""
+    from minigrad.tensor import as_tensor
+
+    op = TABLE[ALIASES.get(name, name)]
+    if op.arity == 2:
+        if args:
+            other, args = args[0], args[1:]
+        elif "other" in kwargs:
+            other = kwargs.pop("other")
+        else:
+            raise TypeError(f"{name}() missing its second argument 'other'")
+        tensors = binary_operands(op, input, other)
+    else:
+        tensors = (_input(as_tensor(input), op),)
+    return _run(op, tensors, _params(op, args, kwargs))
+
+
+def _method(name: str):
     def method(self, *args, **kwargs):
-        return _run(op, (_input(self, op),), _params(op, args, kwargs))
-
-    return method
-
-
-def _binary_method(op: Op):
-    def method(self, other, *args, **kwargs):
-        return _run(op, binary_operands(op, self, other), _params(op, args, kwargs))
+        return call(name, self, *args, **kwargs)
 
     return method
 
@@ -129,12 +141,7 @@ def _inplace_method(name: str):
 
 def _function(name: str):
     def fn(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
-        from minigrad.tensor import Tensor, as_tensor
-
-        if not isinstance(input, Tensor) and TABLE[name].arity == 2 and args:
-            input, other = binary_operands(TABLE[name], input, args[0])
-            return getattr(input, name)(other, *args[1:], **kwargs)
-        return getattr(as_tensor(input), name)(*args, **kwargs)
+        return call(name, input, *args, **kwargs)
 
     return fn
 
@@ -157,11 +164,10 @@ def tensor_methods() -> dict:
     for op in UNARY + BINARY:
         if op.name in SPECIAL_ONLY:
             continue
-        make = _binary_method if op.arity == 2 else _unary_method
         for name in _names_of(op):
             if name in SPECIAL_ALIASES:
                 continue
-            methods[name] = _named(make(op), name, op, "Tensor method")
+            methods[name] = _named(_method(name), name, op, "Tensor method")
             if op.name not in NO_INPLACE:
                 methods[name + "_"] = _named(_inplace_method(name), name + "_", op, "In place,")
     return methods
@@ -186,14 +192,14 @@ def operator_methods() -> dict:
     for dunder, name in OPERATORS.items():
         op = TABLE[name]
         if op.arity == 2:
-            methods[dunder] = _named(_binary_method(op), dunder, op, "Operator")
+            methods[dunder] = _named(_method(name), dunder, op, "Operator")
             reflected = "__r" + dunder[2:]
             methods[reflected] = _named(_reflected(op), reflected, op, "Reflected operator")
             methods["__i" + dunder[2:]] = _named(
                 _inplace_method(name), "__i" + dunder[2:], op, "In place,"
             )
         else:
-            methods[dunder] = _named(_unary_method(op), dunder, op, "Operator")
+            methods[dunder] = _named(_method(name), dunder, op, "Operator")
     return methods
 
 

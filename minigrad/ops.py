@@ -77,14 +77,6 @@ def matmul(a, b) -> Tensor:
     return A.matmul(a, b)
 
 
-def maximum(a, b) -> Tensor:
-    return as_tensor(a).maximum(b)
-
-
-def minimum(a, b) -> Tensor:
-    return as_tensor(a).minimum(b)
-
-
 def _method(name: str):
     def fn(input, *args, **kwargs):  # noqa: A002
         return getattr(as_tensor(input), name)(*args, **kwargs)
@@ -95,12 +87,12 @@ def _method(name: str):
 
 
 _METHODS = (
-    "exp log sqrt rsqrt tanh sigmoid relu abs sin cos clamp sum mean var std amax amin max "
-    "min argmax argmin logsumexp softmax log_softmax reshape flatten transpose permute "
-    "unsqueeze squeeze gather masked_fill tril triu split chunk sign"
+    "clamp sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax "
+    "reshape flatten transpose permute unsqueeze squeeze gather masked_fill tril triu split "
+    "chunk"
 ).split()
 
-__all__ = ["cat", "stack", "where", "matmul", "maximum", "minimum", "clip", *_METHODS]
+__all__ = ["cat", "stack", "where", "matmul", "clip", *_METHODS]
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)
