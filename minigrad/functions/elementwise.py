@@ -85,6 +85,10 @@ def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
 
+def _sign(x):
+    return x.copy() if x.dtype.kind == "b" else np.sign(x)
+
+
 def _relu(x):
     return np.maximum(x, 0)
 
@@ -104,7 +108,7 @@ UNARY = (
     Op("positive", np.positive,     ("g",), ints="keep"),
     Op("abs",      np.abs,          ("g * sign(x)",),
        "0 at x = 0 (the subgradient PyTorch picks)", ints="keep"),
-    Op("sign",     np.sign,         ("zeros_like(g)",), "0 everywhere (a step function)",
+    Op("sign",     _sign,           ("zeros_like(g)",), "0 everywhere (a step function)",
        ints="keep"),
     Op("square",   np.square,       ("2 * g * x",), ints="keep"),
     Op("reciprocal", np.reciprocal, ("-g * y * y",), "inf at 0"),
@@ -141,9 +145,7 @@ UNARY = (
     Op("digamma",  sm.digamma,      ("g * trigamma(x)",), "-inf at 0, NaN at -1, -2, ..."),
     Op("trigamma", sm.trigamma,     None, "polygamma(1, x); its own derivative is not provided"),
     Op("ndtr",     _ndtr,           ("g * exp(-x * x / 2) / (SQRT_PI * 2**0.5)",)),
-    Op("entr",     _entr,           ("where(x > 0, -g * (log(x) + 1), "
-                                     "where(x == 0, -g * inf, nan))",),
-       "-x log x; -inf slope at 0, NaN below (as PyTorch)"),
+    Op("entr",     _entr,           ("-g * (log(x) + 1)",), "-x log x; slope inf at 0, NaN below"),
     Op("sinc",     _sinc,           ("where(x == 0, 0.0, g * (cos(pi * x) - y) / x)",),
        "sin(pi x) / (pi x); 1 and slope 0 at x = 0"),
     Op("deg2rad",  np.deg2rad,      ("g * (pi / 180)",)),
@@ -155,7 +157,7 @@ UNARY = (
        ints="keep", params=(("decimals", 0),)),
     Op("frac",     lambda x: x - np.trunc(x), ("g",), "x - trunc(x)"),
     Op("nan_to_num", _nan_to_num,   ("g * isfinite(x)",), "0 where x is NaN or +-inf",
-       params=(("nan", 0.0), ("posinf", None), ("neginf", None))),
+       ints="keep", params=(("nan", 0.0), ("posinf", None), ("neginf", None))),
     Op("signbit",  np.signbit,      None, "a bool result", ints="keep"),
     Op("logical_not", np.logical_not, None, "a bool result", ints="keep"),
     Op("bitwise_not", np.invert,    None, ints="int"),
@@ -163,15 +165,17 @@ UNARY = (
 
 BINARY = (
     # name         forward          d/da                                 d/db        note
-    Op("atan2",    np.arctan2,      ("g * b / (a * a + b * b)", "-g * a / (a * a + b * b)"),
-       "the angle of the point (b, a)"),
+    Op("atan2",    np.arctan2,      ("where((a == 0) & (b == 0), 0.0, g * b / (a * a + b * b))",
+                                     "where((a == 0) & (b == 0), 0.0, -g * a / (a * a + b * b))"),
+       "the angle of the point (b, a); both derivatives 0 at (0, 0)"),
     Op("hypot",    np.hypot,        ("g * a / y", "g * b / y"), "NaN at (0, 0)"),
     Op("logaddexp", np.logaddexp,   ("g / (1 + exp(b - a))", "g / (1 + exp(a - b))")),
     Op("logaddexp2", np.logaddexp2, ("g / (1 + exp2(b - a))", "g / (1 + exp2(a - b))")),
-    Op("xlogy",    _xlogy,          ("where(a == 0, 0.0, g * log(b))", "g * a / b"),
-       "x log y, 0 where x = 0 (even at y = 0)"),
-    Op("xlog1py",  _xlog1py,        ("where(a == 0, 0.0, g * log1p(b))", "g * a / (1 + b)"),
-       "x log(1 + y), 0 where x = 0"),
+    Op("xlogy",    _xlogy,          ("where((a == 0) & (b <= 0), 0.0, g * log(b))", "g * a / b"),
+       "x log y, 0 where x = 0; d/dx is 0 where also y <= 0"),
+    Op("xlog1py",  _xlog1py,        ("where((a == 0) & (b <= -1), 0.0, g * log1p(b))",
+                                     "g * a / (1 + b)"),
+       "x log(1 + y), 0 where x = 0; d/dx is 0 where also y <= -1"),
     Op("copysign", np.copysign,     ("where(a == 0, 0.0, g * y / a)", "zeros_like(g)"),
        "|a| with b's sign; 0 for a at a = 0", ints="float"),
     Op("fmod",     np.fmod,         ("g", "-g * trunc(a / b)"), "C's remainder: a's sign",
