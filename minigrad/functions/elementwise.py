@@ -57,48 +57,65 @@ class Op:
         return 2 if self.name in _BINARY_NAMES else 1
 
 
+# Forwards NumPy does not have under one name; the first line of each docstring is the
+# formula the reference page (docs/derivatives.md) shows.
 def _sigmoid(x):
+    """1 / (1 + exp(-x))"""
     # exp of -|x| never overflows: for x >= 0, 1 / (1 + e^-x); for x < 0, e^x / (1 + e^x).
     z = np.exp(-np.abs(x))
     return np.where(x >= 0, 1.0, z) / (1.0 + z)
 
 
+def _rsqrt(x):
+    """1 / sqrt(x)"""
+    return 1 / np.sqrt(x)
+
+
 def _logit(x, eps=None):
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] if eps is given"""
     if eps is not None:
         x = np.clip(x, eps, 1 - eps)
     return np.log(x / (1 - x))
 
 
 def _xlogy(a, b):
+    """a log(b), 0 where a = 0"""
     return np.where(a == 0, 0.0, a * np.log(np.where(a == 0, 1.0, b)))
 
 
 def _xlog1py(a, b):
+    """a log(1 + b), 0 where a = 0"""
     return np.where(a == 0, 0.0, a * np.log1p(np.where(a == 0, 0.0, b)))
 
 
-def _sinc(x):
-    return np.sinc(x)
-
-
 def _nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """x with NaN, +inf, -inf replaced (by 0 and the dtype's largest and smallest values)"""
     return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def _sign(x):
+    """-1, 0 or 1 (a bool stays itself)"""
     return x.copy() if x.dtype.kind == "b" else np.sign(x)
 
 
 def _relu(x):
+    """max(x, 0)"""
     return np.maximum(x, 0)
 
 
 def _entr(x):
+    """-x log(x); 0 at 0, -inf below"""
     return np.where(x > 0, -x * np.log(np.where(x > 0, x, 1.0)), np.where(x == 0, 0.0, -np.inf))
 
 
 def _ndtr(x):
+    """(1 + erf(x / sqrt 2)) / 2, the standard normal CDF"""
     return sm.erfc(-x / math.sqrt(2.0)) / 2
+
+
+def _frac(x):
+    """x - trunc(x)"""
+    return x - np.trunc(x)
 
 
 # fmt: off
@@ -113,7 +130,7 @@ UNARY = (
     Op("square",   np.square,       ("2 * g * x",), ints="keep"),
     Op("reciprocal", np.reciprocal, ("-g * y * y",), "inf at 0"),
     Op("sqrt",     np.sqrt,         ("g / (2 * y)",), "inf at 0, NaN below"),
-    Op("rsqrt",    lambda x: 1 / np.sqrt(x), ("-0.5 * g * y * y * y",), "-inf at 0"),
+    Op("rsqrt",    _rsqrt,          ("-0.5 * g * y * y * y",), "-inf at 0"),
     Op("exp",      np.exp,          ("g * y",)),
     Op("exp2",     np.exp2,         ("g * y * LN2",)),
     Op("expm1",    np.expm1,        ("g * (y + 1)",)),
@@ -146,7 +163,7 @@ UNARY = (
     Op("trigamma", sm.trigamma,     None, "polygamma(1, x); its own derivative is not provided"),
     Op("ndtr",     _ndtr,           ("g * exp(-x * x / 2) / (SQRT_PI * 2**0.5)",)),
     Op("entr",     _entr,           ("-g * (log(x) + 1)",), "-x log x; slope inf at 0, NaN below"),
-    Op("sinc",     _sinc,           ("where(x == 0, 0.0, g * (cos(pi * x) - y) / x)",),
+    Op("sinc",     np.sinc,           ("where(x == 0, 0.0, g * (cos(pi * x) - y) / x)",),
        "sin(pi x) / (pi x); 1 and slope 0 at x = 0"),
     Op("deg2rad",  np.deg2rad,      ("g * (pi / 180)",)),
     Op("rad2deg",  np.rad2deg,      ("g * (180 / pi)",)),
@@ -155,7 +172,7 @@ UNARY = (
     Op("trunc",    np.trunc,        ("zeros_like(g)",), "0 (a step function)", ints="keep"),
     Op("round",    np.round,        ("zeros_like(g)",), "half to even; 0 (a step function)",
        ints="keep", params=(("decimals", 0),)),
-    Op("frac",     lambda x: x - np.trunc(x), ("g",), "x - trunc(x)"),
+    Op("frac",     _frac,           ("g",)),
     Op("nan_to_num", _nan_to_num,   ("g * isfinite(x)",), "0 where x is NaN or +-inf",
        ints="keep", params=(("nan", 0.0), ("posinf", None), ("neginf", None))),
     Op("signbit",  np.signbit,      None, "a bool result", ints="keep"),
@@ -192,7 +209,7 @@ BINARY = (
        "NaN loses; a tie gives a all of it", ints="keep"),
     Op("fmin",     np.fmin,         ("g * ((a <= b) | isnan(b))", "g * ~((a <= b) | isnan(b))"),
        "NaN loses; a tie gives a all of it", ints="keep"),
-    Op("floor_divide", lambda a, b: np.floor_divide(a, b), None, "floor(a / b)", ints="keep"),
+    Op("floor_divide", np.floor_divide, None, "floor(a / b)", ints="keep"),
     Op("nextafter", np.nextafter,   None),
     Op("heaviside", np.heaviside,   None, "0 below 0, b at 0, 1 above", ints="keep"),
     Op("gcd",      np.gcd,          None, ints="int"),
