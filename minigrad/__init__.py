@@ -88,7 +88,6 @@ from minigrad.dtypes import (
     short,
     uint8,
 )
-from minigrad.elementwise import functions as _elementwise_functions
 from minigrad.gradcheck import GradcheckError, gradcheck, gradcheck_module, gradgradcheck
 from minigrad.kernels.runtime import (
     get_num_threads,
@@ -131,10 +130,11 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 )
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
+from minigrad.surface import functions as _surface_functions
 from minigrad.tensor import Tensor
 
-# mg.sin, mg.atan2, mg.maximum, ...: the elementwise table's functions (minigrad/elementwise.py)
-globals().update(_elementwise_functions())
+# mg.sin, mg.atan2, mg.cummax, mg.scatter_add, ...: see minigrad/surface.py
+globals().update(_surface_functions())
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
@@ -306,6 +306,6 @@ __all__ = [
     "nan",
     "newaxis",
     "pi",
-    # the elementwise table (minigrad/elementwise.py)
-    *_elementwise_functions(),
+    # the elementwise table, reductions and scans, the indexing family (minigrad/surface.py)
+    *_surface_functions(),
 ]

@@ -658,12 +658,6 @@ class Tensor:
             return self.reshape(1).log_softmax(0).reshape(())
         return R.LogSoftmax.apply(_floating(self), d)
 
-    def all(self):
-        return Tensor._make(np.all(self._data), False, None)
-
-    def any(self):
-        return Tensor._make(np.any(self._data), False, None)
-
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape):
         shape = _size_args(shape)
@@ -1276,7 +1270,9 @@ def as_tensor(x, dtype=None) -> Tensor:
 
 _bind_tensor(Tensor)
 
-# The elementwise table's methods (sin, atan2, ..., in-place variants, & | ^ ~ % //).
-from minigrad import elementwise as _elementwise  # noqa: E402
+# Methods written outside this file: the elementwise table (sin, atan2, ..., in-place
+# variants, & | ^ ~ % //), reductions and scans (prod, cummax, ...), the indexing family
+# (scatter, index_add, diagonal, ...). See minigrad/surface.py.
+from minigrad import surface as _surface  # noqa: E402
 
-_elementwise.attach(Tensor)
+_surface.attach_methods(Tensor)

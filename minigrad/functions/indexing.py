@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd import function as _function
 from minigrad.autograd.function import _TENSOR_TYPES, Function
 from minigrad.functions.broadcast import unbroadcast
 
@@ -150,3 +151,38 @@ class Where(Function):
         ga = unbroadcast(np.where(ctx.cond, g, zero), a_shape) if a_needs else None
         gb = unbroadcast(np.where(ctx.cond, zero, g), b_shape) if b_needs else None
         return None, ga, gb
+
+
+class Put(Function):
+    """out = x with the positions ``key`` picks replaced by ``src`` (broadcast to them).
+
+    The replaced elements of x no longer reach the output, so x's gradient is ``g``
+    with zeros there; ``src``'s gradient is what arrived at its places, ``g[key]``
+    (summed back over broadcasting). Serves scatter, index_copy, index_put and
+    masked_scatter.
+    """
+
+    @staticmethod
+    def forward(ctx, x, src, key):
+        ctx.key, ctx.src_shape = key, np.shape(src._data)
+        out = x._data.copy()
+        out[key] = src._data
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x_needs, src_needs, _ = ctx.needs_input_grad
+        zero = _function.Tensor._make(np.zeros((), g._data.dtype), False, None)
+        gx = Put.apply(g, zero, ctx.key) if x_needs else None
+        gsrc = unbroadcast(Index.apply(g, ctx.key, True), ctx.src_shape) if src_needs else None
+        return gx, gsrc, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        x_needs, src_needs, _ = ctx.needs_input_grad
+        gx = None
+        if x_needs:
+            gx = g.copy()
+            gx[ctx.key] = 0
+        gsrc = unbroadcast(g[ctx.key], ctx.src_shape) if src_needs else None
+        return gx, gsrc, None
