@@ -3,15 +3,17 @@
 One place for all of them: the elementwise table (``elementwise.py``: ``x.sin()``,
 ``mg.atan2``, operators, in-place variants), the reductions and scans
 (``reductions.py``: ``x.prod()``, ``mg.cummax``) and the indexing family
-(``selection.py``: ``x.scatter_add(...)``, ``mg.meshgrid``). A function there takes the
-tensor as its first argument (``input``), so the same function is the method.
+(``selection.py``: ``x.scatter_add(...)``, ``mg.meshgrid``) and arithmetic with extra
+arguments (``arithmetic.py``: ``x.add(y, alpha=2)``, ``mg.div(x, y, rounding_mode=...)``).
+A function there takes the tensor as its first argument (``input``), so the same
+function is the method.
 """
 
 from __future__ import annotations
 
-from minigrad import elementwise, reductions, selection
+from minigrad import arithmetic, elementwise, reductions, selection
 
-_MODULES = (reductions, selection)
+_MODULES = (arithmetic, reductions, selection)
 
 
 def attach_methods(tensor_cls) -> None:

@@ -535,18 +535,6 @@ class Tensor:
     def __ge__(self, other):
         return _compare(np.greater_equal, self, other)
 
-    def add(self, other):
-        return self + other
-
-    def sub(self, other):
-        return self - other
-
-    def mul(self, other):
-        return self * other
-
-    def div(self, other):
-        return self / other
-
     def pow(self, exponent):
         return self**exponent
 
