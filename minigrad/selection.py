@@ -103,9 +103,9 @@ def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
         return take(x, idx.reshape(-1))
     d = _dim(dim, x.ndim)
     shape = list(np.broadcast_shapes(_without(x.shape, d), _without(idx.shape, d)))
-    x = x.expand(*shape[:d], x.shape[d], *shape[d:])
-    idx = np.broadcast_to(idx, tuple(shape[:d]) + (idx.shape[d],) + tuple(shape[d:]))
-    return x.gather(d, _const(idx))
+    x_shape, idx_shape = list(shape), list(shape)
+    x_shape[d], idx_shape[d] = x.shape[d], idx.shape[d]
+    return x.expand(*x_shape).gather(d, _const(np.broadcast_to(idx, idx_shape)))
 
 
 def _without(shape: tuple, d: int) -> tuple:
@@ -378,7 +378,7 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
         view[k] = shape[k]
         grids.append(t.reshape(*view).expand(*shape))
     if indexing == "xy" and len(ts) >= 2:
-        grids[0], grids[1] = grids[1].transpose(0, 1), grids[0].transpose(0, 1)
+        grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 
 

@@ -42,6 +42,8 @@ class OpInfo:
     gradgrad: bool = True  # second derivatives (through the Tensor backward) checked
     scalar_other: bool = True  # a Python number as the second operand is a sample
     rtol: float = 1e-6  # value tolerance in float64 (float32: looser, see the test)
+    shapes: tuple | None = None  # the samples' input shapes, if not the default ones
+    table: bool = False  # an entry of the elementwise table (one Function, two backwards)
 
     def call(self, *tensors):
         fn = self.mg_fn or getattr(mg, self.name)
@@ -137,6 +139,7 @@ def _table_infos() -> list:
             arity=2 if op in BINARY else 1,
             differentiable=op.grads is not None,
             inplace=op.name not in NO_INPLACE and op.name not in SPECIAL_ONLY,
+            table=True,
         )
         if op.name in SPECIAL_ONLY:
             info.mg_fn = getattr(mg.special, op.name, None) or _mg_special(op.name)
@@ -154,8 +157,163 @@ def _mg_special(name):
     return lambda *ts, **kw: call(name, *ts, **kw)
 
 
+def expr(name: str, text: str, shapes=((3, 4),), **kwargs) -> OpInfo:
+    """An op given as one expression in ``x`` (and ``y``, ``z``) and ``lib``, which is
+    ``minigrad`` in one run and ``torch`` in the other: ``"x.cummax(1).values"``."""
+    code = compile(text, name, "eval")
+
+    def run(lib, tensors):
+        return eval(code, {"lib": lib, "np": np}, dict(zip("xyz", tensors)))
+
+    shapes = tuple(s if isinstance(s[0], tuple) or s == () else (s,) for s in shapes)
+    return OpInfo(
+        name,
+        arity=len(shapes[0]),
+        mg_fn=lambda *ts: run(mg, ts),
+        torch_fn=lambda torch, *ts: run(torch, ts),
+        shapes=shapes,
+        dtypes=kwargs.pop("dtypes", FLOATS),
+        inplace=False,
+        **kwargs,
+    )
+
+
+M = ((3, 4),)  # one input, a 3 x 4 matrix
+ZEROS = (([[0.0, 2.0, 3.0, 1.5], [0.0, 0.0, 1.0, 2.0], [1.0, -2.0, 0.5, 3.0]],),)
+#: Operations outside the elementwise table: reductions, scans, indexing, arithmetic
+#: with extra arguments. Integer results (indices) carry no gradient.
+EXTRA = [
+    expr("prod", "x.prod()", M + ((5,),), points=ZEROS),
+    expr("prod-dim", "lib.prod(x, 1, keepdim=True)", M, points=ZEROS),
+    expr("prod-int", "x.prod(0)", M, dtypes=("int64", "bool"), differentiable=False),
+    expr("cumprod", "x.cumprod(1)", M + ((5, 2),), points=ZEROS),
+    expr("cummax", "x.cummax(1).values", M, points=(([[1.0, 3.0, 3.0, 2.0]],),)),
+    expr("cummax-indices", "x.cummax(1).indices", M, dtypes=ALL, differentiable=False),
+    expr("cummin", "x.cummin(0).values", M),
+    expr("cummin-indices", "x.cummin(-1).indices", M, dtypes=ALL, differentiable=False),
+    expr("logcumsumexp", "x.logcumsumexp(0)", M),
+    expr("all", "x.all(1)", M, dtypes=ALL, differentiable=False),
+    expr("any", "lib.any(x, 0, keepdim=True)", M, dtypes=ALL, differentiable=False),
+    expr("count_nonzero", "lib.count_nonzero(x, 1)", M, dtypes=ALL, differentiable=False),
+    expr("median", "x.median()", M + ((5,),)),
+    expr("median-dim", "x.median(1).values", M),
+    expr(
+        "median-indices",
+        "x.median(0).indices",
+        M,
+        dtypes=("float64", "int64"),
+        differentiable=False,
+    ),
+    expr("kthvalue", "x.kthvalue(2, 1).values", M),
+    expr("nansum", "x.nansum(1)", M, points=(([[1.0, NAN], [NAN, NAN]],),)),
+    expr("nanmean", "x.nanmean()", M, points=(([[1.0, NAN], [3.0, 4.0]],),)),
+    expr("std_mean", "lib.std_mean(x, 1)[0] + lib.std_mean(x, 1)[1]", M),
+    expr("var_mean", "lib.var_mean(x, 0, correction=0)[0]", M),
+    expr("aminmax", "lib.aminmax(x, dim=1).max - lib.aminmax(x, dim=1).min", M),
+    expr("take", "lib.take(x, lib.tensor([0, 5, 5, 11]))", M),
+    expr("take_along_dim", "lib.take_along_dim(x, lib.tensor([[0], [2], [1]]), 1)", M),
+    expr("select", "x.select(1, -1)", M),
+    expr("narrow", "x.narrow(1, 1, 2)", M),
+    expr("masked_select", "x.masked_select(x > 0)", M),
+    expr("diagonal", "x.diagonal(1)", M),
+    expr("diagonal-3d", "x.diagonal(-1, 2, 0)", ((3, 2, 4),)),
+    expr("diag", "lib.diag(x, -1)", M + ((4,),)),
+    expr("diag_embed", "lib.diag_embed(x, 1)", M),
+    expr("diag_embed-dims", "lib.diag_embed(x, 0, 0, 2)", M),
+    expr("diagflat", "lib.diagflat(x)", ((2, 2),)),
+    expr("unfold", "x.unfold(1, 2, 1)", M),
+    expr("unfold-step", "x.unfold(0, 2, 2)", M),
+    expr("repeat_interleave", "x.repeat_interleave(2, dim=0)", M),
+    expr("repeat_interleave-counts", "x.repeat_interleave(lib.tensor([1, 0, 2, 1]), dim=1)", M),
+    expr("repeat_interleave-flat", "x.repeat_interleave(2)", M),
+    expr("scatter", "x.scatter(1, lib.tensor([[0], [2], [1]]), y)", (((3, 4), (3, 1)),)),
+    expr("scatter-value", "x.scatter(1, lib.tensor([[0], [2], [1]]), 0.5)", M),
+    expr(
+        "scatter_add",
+        "x.scatter_add(0, lib.tensor([[0, 1, 2, 0], [2, 2, 1, 0]]), y)",
+        (((3, 4), (2, 4)),),
+    ),
+    expr(
+        "scatter_reduce-mean",
+        "x.scatter_reduce(0, lib.tensor([[0, 1, 2, 0], [2, 2, 1, 0]]), y, 'mean')",
+        (((3, 4), (2, 4)),),
+    ),
+    expr(
+        "scatter_reduce-sum-noself",
+        "x.scatter_reduce(0, lib.tensor([[0, 1, 2, 0]]), y, 'sum', include_self=False)",
+        (((3, 4), (1, 4)),),
+    ),
+    expr(
+        "scatter_reduce-amax",
+        "x.scatter_reduce(0, lib.tensor([[0, 1, 2, 0]]), y, 'amax')",
+        (((3, 4), (1, 4)),),
+        differentiable=False,
+    ),
+    expr("index_add", "x.index_add(1, lib.tensor([0, 2, 0]), y, alpha=2)", (((3, 4), (3, 3)),)),
+    expr("index_copy", "x.index_copy(1, lib.tensor([3, 0]), y)", (((3, 4), (3, 2)),)),
+    expr("index_fill", "x.index_fill(1, lib.tensor([1, 3]), -1.0)", M),
+    expr(
+        "index_put-accumulate",
+        "x.index_put((lib.tensor([0, 2, 0]), lib.tensor([1, 1, 1])), y, accumulate=True)",
+        (((3, 4), (3,)),),
+    ),
+    expr(
+        "index_put", "x.index_put((lib.tensor([0, 2]), lib.tensor([1, 3])), y)", (((3, 4), (2,)),)
+    ),
+    expr("masked_scatter", "x.masked_scatter(x > 0, y)", (((3, 4), (12,)),)),
+    expr("movedim", "lib.movedim(x, (0, 1), (2, 0))", ((2, 3, 4),)),
+    expr("moveaxis", "lib.moveaxis(x, 0, -1)", ((2, 3, 4),)),
+    expr("swapaxes", "x.swapaxes(0, 2)", ((2, 3, 4),)),
+    expr("swapdims", "lib.swapdims(x, 0, 1)", M),
+    expr("tile", "lib.tile(x, (2, 1, 2))", M),
+    expr(
+        "meshgrid",
+        "lib.meshgrid(x, y, indexing='xy')[0] * lib.meshgrid(x, y)[1].T",
+        (((3,), (2,)),),
+    ),
+    expr("nonzero", "(x > 0).nonzero()", M, dtypes=ALL, differentiable=False),
+    expr("nonzero-tuple", "lib.nonzero(x, as_tuple=True)[1]", M, dtypes=ALL, differentiable=False),
+    expr("argwhere", "lib.argwhere(x)", M, dtypes=ALL, differentiable=False),
+    expr("tril_indices", "lib.tril_indices(3, 4, 1) + 0 * x.sum().long()", M, differentiable=False),
+    expr(
+        "triu_indices", "lib.triu_indices(4, 3, -1) + 0 * x.sum().long()", M, differentiable=False
+    ),
+    expr("add-alpha", "x.add(y, alpha=2)", (((3, 4), (4,)),)),
+    expr("sub-alpha", "lib.sub(x, y, alpha=0.5)", (((3, 4), (4,)),)),
+    expr("rsub", "lib.rsub(x, y)", (((3, 4), (4,)),)),
+    expr("div-floor", "lib.div(x, y, rounding_mode='floor')", (((3, 4), (4,)),), domain=(0.5, 3)),
+    expr("div-trunc", "x.div(y, rounding_mode='trunc')", (((3, 4), (4,)),), domain=(0.5, 3)),
+    expr(
+        "div-int",
+        "lib.div(x - 3, y, rounding_mode='trunc') + (x - 3) // y",
+        (((3, 4), (4,)),),
+        domain=(1, 5),
+        dtypes=("int64",),
+        differentiable=False,
+    ),
+    expr("true_divide", "lib.true_divide(x, y)", (((3, 4), (4,)),), domain=(0.5, 3), dtypes=ALL),
+    expr("addcmul", "lib.addcmul(x, y, z, value=0.5)", (((3, 4), (4,), (3, 1)),)),
+    expr("addcdiv", "x.addcdiv(y, z, value=2)", (((3, 4), (4,), (3, 1)),), domain=(0.5, 2)),
+    expr("lerp", "lib.lerp(x, y, z)", (((3, 4), (4,), (3, 1)),)),
+    expr("lerp-scalar", "x.lerp(y, 0.25)", (((3, 4), (4,)),)),
+    expr("float_power", "lib.float_power(x, y)", (((3, 4), (4,)),), domain=(0.5, 2)),
+    expr("ldexp", "lib.ldexp(x, lib.tensor([1, 2, 3, 0]))", M),
+    expr("clamp_min", "x.clamp_min(0.1)", M),
+    expr("clamp_max", "lib.clamp_max(x, 0.1)", M),
+    expr(
+        "isclose",
+        "lib.isclose(x, x + 1e-7 * y)",
+        (((3, 4), (4,)),),
+        dtypes=("float64",),
+        differentiable=False,
+    ),
+    expr("isin", "lib.isin(x, lib.tensor([0, 2]))", M, dtypes=("int64",), differentiable=False),
+    expr("isneginf", "lib.isneginf(x / y)", (((3, 4), (4,)),), differentiable=False),
+    expr("isposinf", "lib.isposinf(x / y)", (((3, 4), (4,)),), differentiable=False),
+]
+
 #: Every op the parametrized tests run.
-OPS = _table_infos()
+OPS = _table_infos() + EXTRA
 
 
 def sample_inputs(info: OpInfo, dtype: str, rng) -> list:
@@ -173,6 +331,8 @@ def sample_inputs(info: OpInfo, dtype: str, rng) -> list:
 
     da = info.domain
     db = info.domain_b or info.domain
+    if info.shapes is not None:
+        return [tuple(draw(shape, da) for shape in sample) for sample in info.shapes]
     if info.arity == 1:
         return [
             (draw((3, 4), da),),

@@ -115,13 +115,15 @@ def test_gradcheck(info, rng):
         assert mg.gradcheck(fn, tensors)
 
 
+# Linear ops have second derivatives of 0: vacuous there, and still checked.
+@pytest.mark.filterwarnings("ignore:gradgradcheck. vacuous")
 @pytest.mark.parametrize("info", [i for i in DIFFERENTIABLE if i.gradgrad], ids=str)
 def test_gradgradcheck(info, rng):
     fn, tensors = _tensor_fn(info, _float64_samples(info, rng)[0])
     assert mg.gradgradcheck(fn, tensors)
 
 
-@pytest.mark.parametrize("info", DIFFERENTIABLE, ids=str)
+@pytest.mark.parametrize("info", [i for i in DIFFERENTIABLE if i.table], ids=str)
 def test_backward_array_matches_backward(info, rng):
     for sample in _float64_samples(info, rng):
         fn, tensors = _tensor_fn(info, sample)
