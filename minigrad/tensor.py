@@ -28,6 +28,7 @@ from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
 from minigrad.functions import unary as U
+from minigrad.functions.errors import ShapeError
 
 _Number = (int, float, np.integer, np.floating, bool, np.bool_)
 
@@ -133,7 +134,7 @@ def _size_args(size) -> tuple:
         return size
     for s in size:
         if not isinstance(s, (int, np.integer)) or s < -1:
-            raise ValueError(f"size: expected non-negative ints, got {tuple(size)}")
+            raise ShapeError(f"size: expected non-negative ints, got {tuple(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -336,7 +337,7 @@ class Tensor:
 
     def item(self):
         if self._data.size != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"item: only a tensor with one element can be converted to a Python "
                 f"number, this one has shape {shape_str(self._data.shape)}"
             )
@@ -543,7 +544,7 @@ class Tensor:
 
     def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
         if min is None and max is None:
-            raise ValueError("clamp: at least one of min and max must be given")
+            raise ShapeError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
             # As in torch: x keeps its gradient where min <= x <= max (the ends included);
             # a bound gets it where the bound is the output.
@@ -663,7 +664,7 @@ class Tensor:
             R.normalize_dims(end_dim, self._data.ndim)[0],
         )
         if s > e:
-            raise ValueError("flatten: start_dim cannot come after end_dim")
+            raise ShapeError("flatten: start_dim cannot come after end_dim")
         shape = self._data.shape
         return self.reshape(shape[:s] + (-1,) + shape[e + 1 :]) if shape[s : e + 1] else self
 
@@ -676,12 +677,12 @@ class Tensor:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])  # permute((2, 0, 1)) as well as permute(2, 0, 1)
         if len(dims) != self._data.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"permute: got {len(dims)} dims {dims} for a tensor with {self._data.ndim} dims"
             )
         dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)  # -1 -> ndim - 1
         if sorted(dims) != list(range(self._data.ndim)):
-            raise ValueError(f"permute: dims {dims} is not a permutation")
+            raise ShapeError(f"permute: dims {dims} is not a permutation")
         return S.Permute.apply(self, dims)
 
     def transpose(self, dim0: int, dim1: int):
@@ -695,7 +696,7 @@ class Tensor:
 
     def t(self):
         if self._data.ndim > 2:
-            raise ValueError(f"t: expects a tensor with <= 2 dims, got {self._data.ndim}")
+            raise ShapeError(f"t: expects a tensor with <= 2 dims, got {self._data.ndim}")
         return self.transpose(0, 1) if self._data.ndim == 2 else self
 
     @property
@@ -706,7 +707,7 @@ class Tensor:
     def mT(self):
         n = self._data.ndim
         if n < 2:
-            raise ValueError(f"mT: needs at least 2 dims, got shape {shape_str(self._data.shape)}")
+            raise ShapeError(f"mT: needs at least 2 dims, got shape {shape_str(self._data.shape)}")
         return S.Permute.apply(self, tuple(range(n - 2)) + (n - 1, n - 2))
 
     def unsqueeze(self, dim: int):
@@ -733,7 +734,7 @@ class Tensor:
         sizes = _size_args(sizes)
         lead = len(sizes) - self._data.ndim
         if lead < 0:
-            raise ValueError(
+            raise ShapeError(
                 f"expand: the number of sizes ({len(sizes)}) must be at least the number of "
                 f"dims ({self._data.ndim})"
             )
@@ -757,7 +758,7 @@ class Tensor:
             else list(split_size)
         )
         if builtins.sum(sizes) != n:
-            raise ValueError(f"split: sizes {sizes} do not add up to {n} along dim {dim}")
+            raise ShapeError(f"split: sizes {sizes} do not add up to {n} along dim {dim}")
         out, start = [], 0
         lead = (slice(None),) * d
         for s in sizes:
@@ -789,7 +790,7 @@ class Tensor:
         (d,) = R.normalize_dims(dim, self._data.ndim)
         index = index._data if isinstance(index, Tensor) else np.asarray(index)
         if index.ndim != self._data.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"gather: index must have as many dims as the input ({self._data.ndim}), "
                 f"got shape {shape_str(index.shape)}"
             )
@@ -803,13 +804,13 @@ class Tensor:
         try:
             np.broadcast_shapes(mask.shape, self._data.shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"masked_fill: mask of shape {shape_str(mask.shape)} does not broadcast to "
                 f"the input's shape {shape_str(self._data.shape)}"
             ) from None
         if isinstance(value, Tensor):
             if value._data.ndim != 0:
-                raise ValueError("masked_fill: value must be a number or a 0-dim tensor")
+                raise ShapeError("masked_fill: value must be a number or a 0-dim tensor")
             return I.Where.apply(mask, value.to(self._data.dtype), self)
         return I.Where.apply(mask, _cast_scalar(value, self._data.dtype), self)
 
@@ -1035,7 +1036,7 @@ class Tensor:
         try:
             np.broadcast_shapes(self._data.shape, other.shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"allclose: shapes {shape_str(self._data.shape)} and "
                 f"{shape_str(other.shape)} cannot be broadcast together"
             ) from None
@@ -1088,12 +1089,12 @@ class Tensor:
 
         if dims is None:
             if not isinstance(shifts, (builtins.int, np.integer)):
-                raise ValueError("roll: with dims=None, shifts must be a single int")
+                raise ShapeError("roll: with dims=None, shifts must be a single int")
             return Roll.apply(self, builtins.int(shifts), None)
         shifts = (shifts,) if isinstance(shifts, (builtins.int, np.integer)) else tuple(shifts)
         dims = (dims,) if isinstance(dims, (builtins.int, np.integer)) else tuple(dims)
         if len(shifts) != len(dims):
-            raise ValueError(
+            raise ShapeError(
                 f"roll: shifts and dims must have the same length, got {len(shifts)} shifts "
                 f"and {len(dims)} dims"
             )
@@ -1117,7 +1118,7 @@ class Tensor:
 
         sizes = _size_args(sizes)
         if len(sizes) < self._data.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"repeat: the number of repeat dims ({len(sizes)}) can not be smaller than "
                 f"the number of dims of the tensor ({self._data.ndim})"
             )
@@ -1135,7 +1136,7 @@ class Tensor:
         (d,) = R.normalize_dims(dim, builtins.max(self._data.ndim, 1))
         idx = index._data if isinstance(index, Tensor) else np.asarray(index)
         if idx.ndim > 1 or idx.dtype.kind not in "iu":
-            raise ValueError(
+            raise ShapeError(
                 f"index_select: index must be a 0-D or 1-D int tensor, got shape "
                 f"{shape_str(idx.shape)} and dtype {idx.dtype}"
             )
@@ -1149,12 +1150,12 @@ class Tensor:
         """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p)."""
         other = as_tensor(other)
         if self._data.ndim != 3 or other._data.ndim != 3:
-            raise ValueError(
+            raise ShapeError(
                 f"bmm: expects two 3-D tensors, got shapes {shape_str(self._data.shape)} "
                 f"and {shape_str(other._data.shape)}"
             )
         if self._data.shape[0] != other._data.shape[0] or self.shape[2] != other.shape[1]:
-            raise ValueError(
+            raise ShapeError(
                 f"bmm: shapes {shape_str(self._data.shape)} and {shape_str(other.shape)} "
                 "do not match as (b, n, m) and (b, m, p)"
             )
@@ -1164,7 +1165,7 @@ class Tensor:
         """``out[i, j] = self[i] * other[j]`` for two 1-D tensors."""
         other = as_tensor(other)
         if self._data.ndim != 1 or other._data.ndim != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"outer: expects two 1-D tensors, got shapes {shape_str(self._data.shape)} "
                 f"and {shape_str(other._data.shape)}"
             )
@@ -1195,7 +1196,7 @@ def _compare(ufunc, a, b) -> Tensor:
     try:
         return Tensor._make(ufunc(a._data, b), False, None)
     except ValueError:
-        raise ValueError(
+        raise ShapeError(
             f"{ufunc.__name__}: shapes {shape_str(a._data.shape)} and "
             f"{shape_str(np.shape(b))} cannot be broadcast together"
         ) from None

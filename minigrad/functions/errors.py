@@ -10,7 +10,8 @@ from __future__ import annotations
 
 
 class ShapeError(RuntimeError, ValueError):
-    """Shapes that do not broadcast or do not match what an operation needs."""
+    """Shapes that do not broadcast or do not fit an operation, and arguments an
+    operation cannot take (PyTorch raises ``RuntimeError`` for both)."""
 
 
 class DtypeError(TypeError, NotImplementedError):

@@ -12,6 +12,7 @@ import numpy as np
 from minigrad.autograd import function as _function
 from minigrad.autograd.function import _TENSOR_TYPES, Function
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.errors import ShapeError
 
 
 def normalize_index(key):
@@ -130,7 +131,7 @@ class Where(Function):
         try:
             return np.where(cond, a_data, b_data)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"where: condition {list(np.shape(cond))}, input {list(np.shape(a_data))} and "
                 f"other {list(np.shape(b_data))} cannot be broadcast together"
             ) from None

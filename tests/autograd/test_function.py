@@ -333,6 +333,7 @@ def _examples():
         c.gather(2, np.array([[[3, 0, 3]] * 3] * 2)),
         mg.where(c.numpy() > 0, c, b),
         c.masked_fill(c.numpy() > 0, 1.0),
+        c.scatter(2, mg.tensor(np.array([[[3, 0]] * 3] * 2)), m[:, :, :2]),
         _second_order_graph(lambda x: x[idx] * x[idx], p),
         _second_order_graph(lambda x: x.gather(1, np.array([[0, 0]] * 3)) ** 2, p),
         # nn's Functions (they count once they define backward_array)
