@@ -774,6 +774,9 @@ class Tensor:
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
         key, advanced = I.normalize_index(key)
+        split = I.split_integers(key) if advanced else None
+        if split is not None:  # x[0, :, idx]: integers first, as PyTorch
+            return self[split[0]][split[1]]
         return I.Index.apply(self, key, advanced)
 
     def __setitem__(self, key, value):

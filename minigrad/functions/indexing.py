@@ -44,6 +44,38 @@ def normalize_index(key):
     return tuple(out), advanced
 
 
+def split_integers(key: tuple):
+    """PyTorch's order for an index that mixes integers with index arrays.
+
+    NumPy counts an integer as one more advanced index, so in ``x[0, :, [0, 1]]`` the
+    broadcast dims of the advanced indices go first (shape (2, n)); PyTorch applies the
+    integers first, as basic indexing, and then the arrays (shape (n, 2)). This returns
+    the two keys of PyTorch's order, ``(integers, rest)``, or ``None`` when the key has
+    no such mix (then NumPy and PyTorch agree).
+    """
+    ints = [isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key]
+    arrays = [isinstance(k, np.ndarray) for k in key]
+    if not any(ints) or not any(arrays):
+        return None
+    first, rest = [], []
+    for k, is_int in zip(key, ints):
+        if is_int:
+            first.append(k)  # consumes its dim; nothing left for the second step
+        elif isinstance(k, np.ndarray):
+            first.extend([slice(None)] * (k.ndim if k.dtype == np.bool_ else 1))
+            rest.append(k)
+        elif k is None:
+            first.append(None)  # the new dim exists after the first step
+            rest.append(slice(None))
+        elif k is Ellipsis:
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:
+            first.append(slice(None))
+            rest.append(k)
+    return tuple(first), tuple(rest)
+
+
 class Index(Function):
     @staticmethod
     def forward(ctx, x, key, advanced):
