@@ -237,3 +237,41 @@ FUNCTIONS = [
     name for name in METHODS if name not in ("type", "byte", "char", "short", "is_signed")
 ] + ["isin"]
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div"}
+
+
+# -------------------------------------------------------------- the remaining operators
+def _contains(self, element) -> bool:
+    """``element in t``: some element of ``t`` equals it."""
+    return bool((self == element).any().item())
+
+
+def _reversed(self) -> Tensor:
+    """``reversed(t)``: ``t`` flipped along dim 0 (a 0-d tensor is itself)."""
+    return self if self.ndim == 0 else self.flip(0)
+
+
+def _ipow(self, exponent) -> Tensor:
+    return self._inplace("pow_", self**exponent)
+
+
+def _complex(self) -> complex:
+    return complex(self.item())
+
+
+def _rdiv(self, other) -> Tensor:
+    return self.__rtruediv__(other)
+
+
+#: Dunder methods that PyTorch's Tensor has beside the arithmetic operators.
+DUNDERS = {
+    "__contains__": _contains,
+    "__reversed__": _reversed,
+    "__nonzero__": is_nonzero,
+    "__long__": lambda self: int(self.item()),
+    "__complex__": _complex,
+    "__div__": lambda self, other: self / other,
+    "__rdiv__": _rdiv,
+    "__idiv__": lambda self, other: self.__itruediv__(other),
+    "__ipow__": _ipow,
+    "pow_": _ipow,
+}
