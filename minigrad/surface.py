@@ -5,16 +5,17 @@ One place for all of them: the elementwise table (``elementwise.py``: ``x.sin()`
 (``reductions.py``: ``x.prod()``, ``mg.cummax``) and the indexing family
 (``selection.py``: ``x.scatter_add(...)``, ``mg.meshgrid``) and arithmetic with extra
 arguments (``arithmetic.py``: ``x.add(y, alpha=2)``, ``mg.div(x, y, rounding_mode=...)``).
-``legacy.py`` adds creation functions (``logspace``, ``mg.FloatTensor``).
+``joining.py`` adds joining, splitting and products (``mg.hstack``, ``x.mm(y)``) and
+``legacy.py`` creation functions (``logspace``, ``mg.FloatTensor``).
 A function there takes the tensor as its first argument (``input``), so the same
 function is the method.
 """
 
 from __future__ import annotations
 
-from minigrad import arithmetic, elementwise, legacy, reductions, selection
+from minigrad import arithmetic, elementwise, joining, legacy, reductions, selection
 
-_MODULES = (arithmetic, reductions, selection, legacy)
+_MODULES = (arithmetic, reductions, selection, joining, legacy)
 
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings
@@ -51,7 +52,8 @@ def attach_methods(tensor_cls) -> None:
         for name in module.METHODS:
             setattr(tensor_cls, name, getattr(module, name))
         for alias, target in getattr(module, "ALIASES", {}).items():
-            setattr(tensor_cls, alias, getattr(module, target))
+            if target in module.METHODS:
+                setattr(tensor_cls, alias, getattr(module, target))
     for name, method in arithmetic.DUNDERS.items():
         setattr(tensor_cls, name, method)
     for name in NUMPY_KEYWORDS:

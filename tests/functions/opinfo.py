@@ -165,7 +165,8 @@ def expr(name: str, text: str, shapes=((3, 4),), **kwargs) -> OpInfo:
     def run(lib, tensors):
         return eval(code, {"lib": lib, "np": np}, dict(zip("xyz", tensors)))
 
-    shapes = tuple(s if isinstance(s[0], tuple) or s == () else (s,) for s in shapes)
+    # each sample: a tuple of shapes, one per input; a bare shape is one input's
+    shapes = tuple(s if s and isinstance(s[0], tuple) else (s,) for s in shapes)
     return OpInfo(
         name,
         arity=len(shapes[0]),
@@ -312,8 +313,68 @@ EXTRA = [
     expr("isposinf", "lib.isposinf(x / y)", (((3, 4), (4,)),), differentiable=False),
 ]
 
+V = ((4,),)  # one input, a vector
+#: Joining, splitting and products (minigrad/joining.py).
+JOINING = [
+    expr("hstack", "lib.hstack([x, y])", (((3, 4), (3, 2)),)),
+    expr("vstack", "lib.vstack([x, y])", (((3, 4), (4,)),)),
+    expr("row_stack", "lib.row_stack((x, y))", (((3, 4), (1, 4)),)),
+    expr("dstack", "lib.dstack([x, y])", (((3, 4), (3, 4)),)),
+    expr("column_stack", "lib.column_stack([x, y])", (((3,), (3, 2)),)),
+    expr("concatenate", "lib.concatenate([x, y], 1)", (((3, 4), (3, 1)),)),
+    expr("atleast_3d", "lib.atleast_3d(x)", M + V + ((),)),
+    expr("block_diag", "lib.block_diag(x, y)", (((2, 3), (2,)),)),
+    expr("cartesian_prod", "lib.cartesian_prod(x, y)", (((3,), (2,)),)),
+    expr("broadcast_to", "x.broadcast_to((2, 3, 4))", ((4,), (3, 1))),
+    expr("broadcast_tensors", "lib.broadcast_tensors(x, y)[1]", (((3, 1), (4,)),)),
+    expr("tensor_split", "x.tensor_split(3, 1)[2]", M),
+    expr("tensor_split-indices", "lib.tensor_split(x, [1, 3], dim=1)[1]", M),
+    expr("hsplit", "x.hsplit(2)[1]", M),
+    expr("vsplit", "lib.vsplit(x, [1])[1]", M),
+    expr("split_with_sizes", "x.split_with_sizes([1, 3], 1)[1]", M),
+    expr("ravel", "x.ravel()", ((2, 3, 4),)),
+    expr("fliplr", "x.fliplr()", M),
+    expr("flipud", "lib.flipud(x)", M),
+    expr("rot90", "x.rot90()", M),
+    expr("rot90-k", "lib.rot90(x, 3, [1, 0])", M),
+    expr("msort", "lib.msort(x)", M),
+    expr("diff", "x.diff()", M),
+    expr("diff-n", "lib.diff(x, n=2, dim=0, prepend=y)", (((3, 4), (1, 4)),)),
+    expr("trace", "x.trace()", M),
+    expr("mm", "x.mm(y)", (((3, 4), (4, 2)),)),
+    expr("mv", "lib.mv(x, y)", (((3, 4), (4,)),)),
+    expr("dot", "lib.dot(x, y)", (((4,), (4,)),)),
+    expr("vdot", "x.vdot(y)", (((4,), (4,)),)),
+    expr("inner", "lib.inner(x, y)", (((3, 4), (2, 4)),)),
+    expr("ger", "x.ger(y)", (((3,), (4,)),)),
+    expr("addmm", "lib.addmm(x, y, z, beta=0.5, alpha=2)", (((3, 2), (3, 4), (4, 2)),)),
+    expr("addmv", "x.addmv(y, z)", (((3,), (3, 4), (4,)),)),
+    expr("addr", "lib.addr(x, y, z, alpha=3)", (((3, 4), (3,), (4,)),)),
+    expr("baddbmm", "lib.baddbmm(x, y, z)", (((2, 3, 2), (2, 3, 4), (2, 4, 2)),)),
+    expr("addbmm", "x.addbmm(y, z, beta=2)", (((3, 2), (2, 3, 4), (2, 4, 2)),)),
+    expr("kron", "lib.kron(x, y)", (((2, 3), (2, 2)),)),
+    expr("tensordot", "lib.tensordot(x, y, dims=([1, 0], [0, 1]))", (((3, 4), (4, 3)),)),
+    expr("tensordot-int", "lib.tensordot(x, y, 1)", (((3, 4), (4, 2)),)),
+    expr(
+        "searchsorted",
+        "lib.searchsorted(x.sort().values, y)",
+        (((5,), (3,)),),
+        differentiable=False,
+    ),
+    expr(
+        "bucketize",
+        "lib.bucketize(y, x.sort().values, right=True)",
+        (((5,), (3,)),),
+        differentiable=False,
+    ),
+    expr("bincount", "lib.bincount(x)", V, dtypes=("int64",), domain=(0, 5), differentiable=False),
+    expr(
+        "unique", "lib.unique(x, return_counts=True)[1]", M, dtypes=("int64",), differentiable=False
+    ),
+]
+
 #: Every op the parametrized tests run.
-OPS = _table_infos() + EXTRA
+OPS = _table_infos() + EXTRA + JOINING
 
 
 def sample_inputs(info: OpInfo, dtype: str, rng) -> list:
