@@ -226,16 +226,44 @@ def is_complex(input) -> bool:  # noqa: A002
     return False
 
 
+def where(input, condition, other) -> Tensor:  # noqa: A002
+    """``x.where(condition, y)``: ``x`` where ``condition`` holds, else ``y``."""
+    from minigrad.ops import where as _where
+
+    return _where(condition, input, other)
+
+
+def polygamma(input, n: int) -> Tensor:  # noqa: A002
+    """``x.polygamma(n)`` (note the order: ``torch.polygamma(n, x)``)."""
+    from minigrad.special import polygamma as _polygamma
+
+    return _polygamma(n, input)
+
+
+def mvlgamma(input, p: int) -> Tensor:  # noqa: A002
+    from minigrad.special import multigammaln
+
+    return multigammaln(input, p)
+
+
+def ndimension(input) -> int:  # noqa: A002
+    return as_tensor(input).ndim
+
+
+def adjoint(input) -> Tensor:  # noqa: A002
+    """The conjugate transpose of the last two dims (minigrad is real: the transpose)."""
+    return as_tensor(input).mT
+
+
 #: Tensor methods (``x.add(y, alpha=2)``, ``x.div(y, rounding_mode="floor")``, ...).
 METHODS = (
     "add sub rsub mul div true_divide addcmul addcdiv lerp float_power ldexp clamp_min "
     "clamp_max isclose equal isneginf isposinf isreal is_nonzero is_same_size type byte "
-    "char short is_signed is_complex"
+    "char short is_signed is_complex where polygamma mvlgamma ndimension adjoint"
 ).split()
 #: ``mg.X`` functions (``type``, ``byte``, ... are methods only, as in PyTorch).
-FUNCTIONS = [
-    name for name in METHODS if name not in ("type", "byte", "char", "short", "is_signed")
-] + ["isin"]
+_METHOD_ONLY = ("type", "byte", "char", "short", "is_signed", "where", "polygamma", "ndimension")
+FUNCTIONS = [name for name in METHODS if name not in _METHOD_ONLY] + ["isin"]
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div"}
 
 
@@ -274,4 +302,8 @@ DUNDERS = {
     "__idiv__": lambda self, other: self.__itruediv__(other),
     "__ipow__": _ipow,
     "pow_": _ipow,
+    "nbytes": property(lambda self: self._data.nbytes),
+    "itemsize": property(lambda self: self._data.itemsize),
+    "mH": property(lambda self: self.mT),
+    "H": property(lambda self: self.T if self.ndim == 2 else self.t()),
 }

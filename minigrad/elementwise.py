@@ -23,7 +23,7 @@ from minigrad import dtypes
 from minigrad.functions.arithmetic import promote
 from minigrad.functions.elementwise import ALIASES, BINARY, TABLE, UNARY, Op
 from minigrad.functions.errors import DtypeError
-from minigrad.functions.pointwise import FUNCTIONS, evaluate
+from minigrad.functions.pointwise import FUNCTIONS, check_differentiable, evaluate
 
 #: Entries that are ``torch.special`` functions only (no Tensor method, no ``torch.X``).
 SPECIAL_ONLY = frozenset({"ndtr", "entr", "xlog1py", "trigamma"})
@@ -73,6 +73,7 @@ def _run(op: Op, tensors: tuple, params: tuple):
     from minigrad.tensor import Tensor
 
     if op.grads is None:
+        check_differentiable(op, tensors)
         return Tensor._make(evaluate(op, tuple(t._data for t in tensors), params), False, None)
     return FUNCTIONS[op.name].apply(*tensors, *params)
 

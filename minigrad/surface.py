@@ -27,6 +27,25 @@ NUMPY_KEYWORDS = (
 ).split()
 
 
+#: In-place variants of operations written as compositions: ``x.index_add_(...)`` writes
+#: ``x.index_add(...)`` into ``x`` through ``Tensor._inplace``, the one entry point of
+#: in-place ops (the elementwise table makes its own in ``elementwise.py``).
+INPLACE = (
+    "addcdiv addcmul clamp_max clamp_min cumprod cumsum divide float_power index_add "
+    "index_copy index_fill index_put ldexp lerp masked_scatter multiply scatter scatter_add "
+    "scatter_reduce subtract true_divide tril triu polygamma"
+).split()
+
+
+def _inplace_method(name: str):
+    def method(self, *args, **kwargs):
+        return self._inplace(name + "_", getattr(self, name)(*args, **kwargs))
+
+    method.__name__ = method.__qualname__ = name + "_"
+    method.__doc__ = f"``x.{name}_(...)``: ``x.{name}(...)`` written into ``x``."
+    return method
+
+
 def _accept_numpy_keywords(method):
     """``method`` also called with ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``."""
 
@@ -58,11 +77,16 @@ def attach_methods(tensor_cls) -> None:
         setattr(tensor_cls, name, method)
     for name in NUMPY_KEYWORDS:
         setattr(tensor_cls, name, _accept_numpy_keywords(getattr(tensor_cls, name)))
+    for name in INPLACE:
+        setattr(tensor_cls, name + "_", _inplace_method(name))
 
 
 def functions() -> dict:
     """Every ``mg.X`` defined outside ``minigrad/__init__.py``'s own imports, by name."""
+    from minigrad.special import polygamma  # torch.polygamma(n, x): n first
+
     out = elementwise.functions()
+    out["polygamma"] = polygamma
     for module in _MODULES:
         out.update({name: getattr(module, name) for name in module.FUNCTIONS})
         for alias, target in getattr(module, "ALIASES", {}).items():

@@ -62,3 +62,33 @@ def test_in_place_operators_outside_the_graph():
     y %= 4
     y &= 3
     assert y.tolist() == [1, 2]
+
+
+INPLACE_CASES = [
+    ("index_add", (1, mg.tensor([0, 2]), mg.ones(3, 2))),
+    ("index_fill", (1, mg.tensor([1]), -1.0)),
+    ("scatter_add", (0, mg.tensor([[0, 1, 2, 0]]), mg.ones(1, 4))),
+    ("lerp", (mg.zeros(4), 0.5)),
+    ("addcmul", (mg.ones(4), mg.ones(3, 1), {"value": 2})),
+    ("tril", ()),
+    ("cumsum", (1,)),
+    ("clamp_min", (0.5,)),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), INPLACE_CASES, ids=[c[0] for c in INPLACE_CASES])
+def test_composite_in_place_variants(name, args):
+    kwargs = args[-1] if args and isinstance(args[-1], dict) else {}
+    args = args[:-1] if kwargs else args
+    x = mg.tensor(np.arange(12.0).reshape(3, 4) / 5)
+    expected = getattr(x, name)(*args, **kwargs).numpy().copy()
+    out = getattr(x, name + "_")(*args, **kwargs)
+    assert out is x
+    np.testing.assert_array_equal(x.numpy(), expected)
+
+
+def test_tensor_properties_and_method_forms():
+    x = mg.arange(6.0).reshape(2, 3)
+    assert x.nbytes == 24 and x.itemsize == 4 and x.ndimension() == 2
+    assert x.mH.shape == (3, 2) and x.adjoint().shape == (3, 2)
+    np.testing.assert_array_equal(x.where(x > 2, 0.0).numpy(), [[0, 0, 0], [3, 4, 5]])

@@ -256,5 +256,9 @@ ALIASES = {
     "not_equal": "ne",
 }
 
+#: Smooth functions whose derivative minigrad does not provide: asking for a gradient
+#: through them raises NotImplementedError instead of giving zero.
+NO_DERIVATIVE_YET = frozenset({"trigamma"})
+
 #: The entries by name.
 TABLE = {op.name: op for op in UNARY + BINARY}

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.autograd.grad_mode import _state
 from minigrad.functions import elementwise as E
 from minigrad.functions import special_math as sm
 from minigrad.functions.broadcast import broadcast_error, unbroadcast
@@ -210,12 +211,23 @@ for _op in UNARY + BINARY:
         FUNCTIONS[_op.name] = _make_class(_op, BinaryFunction if _op in BINARY else UnaryFunction)
 
 
+def check_differentiable(op: Op, tensors) -> None:
+    """Raise if a gradient would be needed through an op whose derivative is missing."""
+    if op.name in E.NO_DERIVATIVE_YET and _state.enabled and any(t._requires_grad for t in tensors):
+        raise NotImplementedError(
+            f"{op.name}: minigrad does not provide this function's derivative (so neither "
+            "a gradient through it nor a second derivative of the function before it); "
+            "detach the input, or compute it under mg.no_grad()"
+        )
+
+
 def _constant_op(op: Op):
     """A table function without derivative, on Tensors: a result that carries no gradient."""
 
     def fn(x):
         from minigrad._constant import constant
 
+        check_differentiable(op, (x,))
         return constant(evaluate(op, (x._data,), ()))
 
     return fn

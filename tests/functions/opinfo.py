@@ -373,6 +373,18 @@ JOINING = [
     ),
 ]
 
+JOINING += [
+    expr("where-method", "x.where(x > 0, y)", (((3, 4), (4,)),)),
+    expr(
+        "polygamma",
+        "lib.polygamma(1, x.detach()) + x.polygamma(0)",
+        M,
+        domain=(0.2, 4.0),
+        gradgrad=False,
+    ),
+    expr("mvlgamma", "lib.mvlgamma(x, 3)", M, domain=(1.5, 4.0)),
+]
+
 #: Every op the parametrized tests run.
 OPS = _table_infos() + EXTRA + JOINING
 

@@ -160,3 +160,14 @@ def test_every_table_entry_is_an_opinfo():
     from minigrad.functions.elementwise import TABLE
 
     assert {info.name for info in OPS} >= set(TABLE)
+
+
+def test_a_missing_derivative_raises_instead_of_giving_zero():
+    x = mg.tensor([0.5, 2.0], dtype=mg.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="derivative"):
+        mg.special.polygamma(1, x)
+    (g,) = mg.autograd.grad(x.digamma().sum(), x)  # the first derivative is there
+    with pytest.raises(NotImplementedError, match="derivative"):
+        mg.autograd.grad(x.digamma().sum(), x, create_graph=True)
+    with mg.no_grad():
+        np.testing.assert_allclose(mg.special.polygamma(1, x).numpy(), g.numpy())
