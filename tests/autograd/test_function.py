@@ -334,6 +334,9 @@ def _examples():
         mg.where(c.numpy() > 0, c, b),
         c.masked_fill(c.numpy() > 0, 1.0),
         c.scatter(2, mg.tensor(np.array([[[3, 0]] * 3] * 2)), m[:, :, :2]),
+        mg.linalg.inv(n[:, :4] + 3.0),
+        mg.linalg.det(n[:, :4]),
+        mg.linalg.solve(n[:, :4] + 3.0, m[0].mT),
         _second_order_graph(lambda x: x[idx] * x[idx], p),
         _second_order_graph(lambda x: x.gather(1, np.array([[0, 0]] * 3)) ** 2, p),
         # nn's Functions (they count once they define backward_array)

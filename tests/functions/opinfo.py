@@ -385,8 +385,28 @@ JOINING += [
     expr("mvlgamma", "lib.mvlgamma(x, 3)", M, domain=(1.5, 4.0)),
 ]
 
+SQ = (((3, 3),), ((2, 3, 3),))  # square matrices, one and a batch
+#: Linear algebra (minigrad/linalg.py).
+LINALG = [
+    expr("linalg.inv", "lib.linalg.inv(x)", SQ),
+    expr("linalg.det", "lib.linalg.det(x)", SQ),
+    expr("linalg.slogdet", "lib.linalg.slogdet(x)[1]", SQ),
+    expr("linalg.solve", "lib.linalg.solve(x, y)", (((3, 3), (3, 2)), ((2, 3, 3), (3,)))),
+    expr("linalg.solve-right", "lib.linalg.solve(x, y, left=False)", (((3, 3), (2, 3)),)),
+    expr("linalg.matrix_power", "lib.linalg.matrix_power(x, 3)", SQ),
+    expr("linalg.matrix_power-neg", "lib.linalg.matrix_power(x, -2)", SQ),
+    expr("linalg.multi_dot", "lib.linalg.multi_dot([x, y, x.mT])", (((3, 4), (4, 4)),)),
+    expr("linalg.vecdot", "lib.linalg.vecdot(x, y)", (((3, 4), (4,)),)),
+    expr("linalg.cross", "lib.linalg.cross(x, y)", (((4, 3), (1, 3)),)),
+    expr("linalg.matrix_norm", "lib.linalg.matrix_norm(x)", SQ),
+    expr("linalg.matrix_norm-1", "lib.linalg.matrix_norm(x, 1)", SQ),
+    expr("linalg.matrix_norm-inf", "lib.linalg.matrix_norm(x, float('inf'), keepdim=True)", SQ),
+    expr("det-method", "x.det() + lib.logdet(x @ x.mT)", SQ),
+    expr("inverse", "lib.inverse(x)", SQ),
+]
+
 #: Every op the parametrized tests run.
-OPS = _table_infos() + EXTRA + JOINING
+OPS = _table_infos() + EXTRA + JOINING + LINALG
 
 
 def sample_inputs(info: OpInfo, dtype: str, rng) -> list:
