@@ -380,11 +380,48 @@ def can_cast(from_, to) -> bool:
     return order[dtypes.as_dtype(from_).kind] <= order[dtypes.as_dtype(to).kind]
 
 
+# ------------------------------------- torch-level names of minigrad.linalg's functions
+# (minigrad.linalg itself is imported on first use, as ``torch.linalg``)
+def det(input) -> Tensor:  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.det(input)
+
+
+def inverse(input) -> Tensor:  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.inv(input)
+
+
+def logdet(input) -> Tensor:  # noqa: A002
+    """log det A (NaN where the determinant is negative, as PyTorch)."""
+    return det(input).log()
+
+
+def slogdet(input):  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.slogdet(input)
+
+
+def matrix_power(input, n: int) -> Tensor:  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.matrix_power(input, n)
+
+
+def chain_matmul(*matrices) -> Tensor:
+    from minigrad import linalg
+
+    return linalg.multi_dot(matrices)
+
+
 #: Tensor methods.
 METHODS = (
     "tensor_split split_with_sizes hsplit vsplit dsplit ravel fliplr flipud rot90 msort diff "
     "trace mm mv dot vdot inner ger addmm addmv addr baddbmm addbmm kron broadcast_to "
-    "bincount unique"
+    "bincount unique det inverse logdet slogdet matrix_power"
 ).split()
 #: ``mg.X`` functions.
 FUNCTIONS = (

@@ -198,9 +198,3 @@ def logdet(A) -> Tensor:
 
 def chain_matmul(*matrices) -> Tensor:
     return multi_dot(matrices)
-
-
-# Tensor methods and torch-level names (``x.det()``, ``mg.inverse(x)``); see surface.py.
-inverse = inv
-METHODS = ["det", "inverse", "logdet", "slogdet", "matrix_power"]
-FUNCTIONS = METHODS + ["chain_matmul"]

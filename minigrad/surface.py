@@ -13,9 +13,9 @@ function is the method.
 
 from __future__ import annotations
 
-from minigrad import arithmetic, elementwise, joining, legacy, linalg, reductions, selection
+from minigrad import arithmetic, elementwise, joining, legacy, reductions, selection
 
-_MODULES = (arithmetic, reductions, selection, joining, legacy, linalg)
+_MODULES = (arithmetic, reductions, selection, joining, legacy)
 
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings
