@@ -13,6 +13,7 @@ imported on first use, so ``import minigrad`` stays fast and does not import Num
 """
 
 import importlib as _importlib
+import math as _math
 
 from minigrad.autograd import (
     Function,
@@ -101,7 +102,6 @@ from minigrad.kernels.runtime import (
     use_threading_layer,
 )
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
-    abs,
     amax,
     amin,
     argmax,
@@ -110,35 +110,23 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
     chunk,
     clamp,
     clip,
-    cos,
-    exp,
     flatten,
     gather,
-    log,
     log_softmax,
     logsumexp,
     masked_fill,
     matmul,
     max,
-    maximum,
     mean,
     min,
-    minimum,
     permute,
-    relu,
     reshape,
-    rsqrt,
-    sigmoid,
-    sign,
-    sin,
     softmax,
     split,
-    sqrt,
     squeeze,
     stack,
     std,
     sum,
-    tanh,
     transpose,
     tril,
     triu,
@@ -148,6 +136,7 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 )
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
+from minigrad.surface import functions as _surface_functions
 from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
 from minigrad.unsupported import error as _unsupported_error
@@ -155,25 +144,22 @@ from minigrad.unsupported import error as _unsupported_error
 install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
 install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
 
+# mg.sin, mg.atan2, mg.cummax, mg.scatter_add, ...: see minigrad/surface.py
+globals().update(_surface_functions())
+
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 float = float32  # noqa: A001
 int = int32  # noqa: A001  (torch.int is int32)
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # torch.pi, ...
 __version__ = "0.1.0"
 
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
 _LAZY_MODULES = (
-    "nn",
-    "optim",
-    "utils",
-    "cuda",
-    "amp",
-    "backends",
-    "distributed",
-    "linalg",
+    "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "special",
     "version",
-)
+)  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
 # where torch's signature is the same (not the losses: torch's take reduction as an int).
@@ -270,7 +256,6 @@ __all__ = [
     "short",
     "uint8",
     # operations as functions
-    "abs",
     "amax",
     "amin",
     "argmax",
@@ -279,35 +264,23 @@ __all__ = [
     "chunk",
     "clamp",
     "clip",
-    "cos",
-    "exp",
     "flatten",
     "gather",
-    "log",
     "log_softmax",
     "logsumexp",
     "masked_fill",
     "matmul",
     "max",
-    "maximum",
     "mean",
     "min",
-    "minimum",
     "permute",
-    "relu",
     "reshape",
-    "rsqrt",
-    "sigmoid",
-    "sign",
-    "sin",
     "softmax",
     "split",
-    "sqrt",
     "squeeze",
     "stack",
     "std",
     "sum",
-    "tanh",
     "transpose",
     "tril",
     "triu",
@@ -360,4 +333,12 @@ __all__ = [
     "square",
     "topk",
     "unbind",
+    # constants
+    "e",
+    "inf",
+    "nan",
+    "newaxis",
+    "pi",
+    # the elementwise table, reductions and scans, the indexing family (minigrad/surface.py)
+    *_surface_functions(),
 ]

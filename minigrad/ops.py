@@ -13,6 +13,7 @@ from minigrad._format import shape_str
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
+from minigrad.functions.errors import ShapeError
 from minigrad.tensor import Tensor, _with_scalar, as_tensor
 
 
@@ -20,13 +21,13 @@ def cat(tensors, dim: int = 0) -> Tensor:
     """Join tensors along an existing dimension."""
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
-        raise ValueError("cat: expected a non-empty sequence of tensors")
+        raise ShapeError("cat: expected a non-empty sequence of tensors")
     ndim = tensors[0]._data.ndim
     if ndim == 0:
-        raise ValueError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
+        raise ShapeError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
     for i, t in enumerate(tensors):
         if t._data.ndim != ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"cat: tensor 0 has {ndim} dims but tensor {i} has {t._data.ndim} "
                 f"(shapes {shape_str(tensors[0]._data.shape)} and {shape_str(t._data.shape)})"
             )
@@ -41,11 +42,11 @@ def stack(tensors, dim: int = 0) -> Tensor:
     """Join tensors of equal shape along a new dimension."""
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
+        raise ShapeError("stack: expected a non-empty sequence of tensors")
     shape = tensors[0]._data.shape
     for i, t in enumerate(tensors):
         if t._data.shape != shape:
-            raise ValueError(
+            raise ShapeError(
                 f"stack: expects each tensor to be equal size, but got {shape_str(shape)} "
                 f"at entry 0 and {shape_str(t._data.shape)} at entry {i}"
             )
@@ -77,14 +78,6 @@ def matmul(a, b) -> Tensor:
     return A.matmul(a, b)
 
 
-def maximum(a, b) -> Tensor:
-    return as_tensor(a).maximum(b)
-
-
-def minimum(a, b) -> Tensor:
-    return as_tensor(a).minimum(b)
-
-
 def _method(name: str):
     def fn(input, *args, **kwargs):  # noqa: A002
         return getattr(as_tensor(input), name)(*args, **kwargs)
@@ -95,12 +88,12 @@ def _method(name: str):
 
 
 _METHODS = (
-    "exp log sqrt rsqrt tanh sigmoid relu abs sin cos clamp sum mean var std amax amin max "
-    "min argmax argmin logsumexp softmax log_softmax reshape flatten transpose permute "
-    "unsqueeze squeeze gather masked_fill tril triu split chunk sign"
+    "clamp sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax "
+    "reshape flatten transpose permute unsqueeze squeeze gather masked_fill tril triu split "
+    "chunk"
 ).split()
 
-__all__ = ["cat", "stack", "where", "matmul", "maximum", "minimum", "clip", *_METHODS]
+__all__ = ["cat", "stack", "where", "matmul", "clip", *_METHODS]
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)

@@ -28,6 +28,7 @@ from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
 from minigrad.functions import unary as U
+from minigrad.functions.errors import ShapeError
 
 _Number = (int, float, np.integer, np.floating, bool, np.bool_)
 
@@ -133,7 +134,7 @@ def _size_args(size) -> tuple:
         return size
     for s in size:
         if not isinstance(s, (int, np.integer)) or s < -1:
-            raise ValueError(f"size: expected non-negative ints, got {tuple(size)}")
+            raise ShapeError(f"size: expected non-negative ints, got {tuple(size)}")
     return tuple(int(s) for s in size)
 
 
@@ -367,7 +368,7 @@ class Tensor:
 
     def item(self):
         if self._data.size != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"item: only a tensor with one element can be converted to a Python "
                 f"number, this one has shape {shape_str(self._data.shape)}"
             )
@@ -566,75 +567,15 @@ class Tensor:
     def __ge__(self, other):
         return _compare(np.greater_equal, self, other)
 
-    def __and__(self, other):
-        return _compare(np.logical_and, self, other)
-
-    def __or__(self, other):
-        return _compare(np.logical_or, self, other)
-
-    def __invert__(self):
-        if self._data.dtype != dtypes.bool_:
-            raise TypeError("~ (logical not) is only defined for bool tensors")
-        return Tensor._make(~self._data, False, None)
-
-    def logical_not(self) -> Tensor:
-        return Tensor._make(np.logical_not(self._data), False, None)
-
-    def add(self, other):
-        return self + other
-
-    def sub(self, other):
-        return self - other
-
-    def mul(self, other):
-        return self * other
-
-    def div(self, other):
-        return self / other
-
     def pow(self, exponent):
         return self**exponent
 
     def matmul(self, other):
         return A.matmul(self, other)
 
-    # ------------------------------------------------------------------ pointwise
-    def exp(self):
-        return U.Exp.apply(_floating(self))
-
-    def log(self):
-        return U.Log.apply(_floating(self))
-
-    def sqrt(self):
-        return U.Sqrt.apply(_floating(self))
-
-    def rsqrt(self):
-        return U.Rsqrt.apply(_floating(self))
-
-    def tanh(self):
-        return U.Tanh.apply(_floating(self))
-
-    def sigmoid(self):
-        return U.Sigmoid.apply(_floating(self))
-
-    def relu(self):
-        return U.Relu.apply(self)
-
-    def abs(self):
-        return U.Abs.apply(self)
-
-    def sin(self):
-        return U.Sin.apply(_floating(self))
-
-    def cos(self):
-        return U.Cos.apply(_floating(self))
-
-    def sign(self):
-        return Tensor._make(np.sign(self._data), False, None)
-
     def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
         if min is None and max is None:
-            raise ValueError("clamp: at least one of min and max must be given")
+            raise ShapeError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
             # As in torch: x keeps its gradient where min <= x <= max (the ends included);
             # a bound gets it where the bound is the output.
@@ -655,12 +596,8 @@ class Tensor:
 
     clip = clamp
 
-    def maximum(self, other):
-        return U.Maximum.apply(*A.promote(self, as_tensor(other)))
-
-    def minimum(self, other):
-        return U.Minimum.apply(*A.promote(self, as_tensor(other)))
-
+    # the elementwise table (sin, exp, atan2, maximum, ...) is attached at the end of
+    # this file: see minigrad/elementwise.py
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
@@ -741,12 +678,6 @@ class Tensor:
             return self.reshape(1).log_softmax(0).reshape(())
         return R.LogSoftmax.apply(_floating(self), d)
 
-    def all(self):
-        return Tensor._make(np.all(self._data), False, None)
-
-    def any(self):
-        return Tensor._make(np.any(self._data), False, None)
-
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape):
         shape = _size_args(shape)
@@ -764,7 +695,7 @@ class Tensor:
             R.normalize_dims(end_dim, self._data.ndim)[0],
         )
         if s > e:
-            raise ValueError("flatten: start_dim cannot come after end_dim")
+            raise ShapeError("flatten: start_dim cannot come after end_dim")
         shape = self._data.shape
         return self.reshape(shape[:s] + (-1,) + shape[e + 1 :]) if shape[s : e + 1] else self
 
@@ -777,12 +708,12 @@ class Tensor:
         if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
             dims = tuple(dims[0])  # permute((2, 0, 1)) as well as permute(2, 0, 1)
         if len(dims) != self._data.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"permute: got {len(dims)} dims {dims} for a tensor with {self._data.ndim} dims"
             )
         dims = tuple(R.normalize_dims(d, self._data.ndim)[0] for d in dims)  # -1 -> ndim - 1
         if sorted(dims) != list(range(self._data.ndim)):
-            raise ValueError(f"permute: dims {dims} is not a permutation")
+            raise ShapeError(f"permute: dims {dims} is not a permutation")
         return S.Permute.apply(self, dims)
 
     def transpose(self, dim0: int, dim1: int):
@@ -796,7 +727,7 @@ class Tensor:
 
     def t(self):
         if self._data.ndim > 2:
-            raise ValueError(f"t: expects a tensor with <= 2 dims, got {self._data.ndim}")
+            raise ShapeError(f"t: expects a tensor with <= 2 dims, got {self._data.ndim}")
         return self.transpose(0, 1) if self._data.ndim == 2 else self
 
     @property
@@ -807,7 +738,7 @@ class Tensor:
     def mT(self):
         n = self._data.ndim
         if n < 2:
-            raise ValueError(f"mT: needs at least 2 dims, got shape {shape_str(self._data.shape)}")
+            raise ShapeError(f"mT: needs at least 2 dims, got shape {shape_str(self._data.shape)}")
         return S.Permute.apply(self, tuple(range(n - 2)) + (n - 1, n - 2))
 
     def unsqueeze(self, dim: int):
@@ -834,7 +765,7 @@ class Tensor:
         sizes = _size_args(sizes)
         lead = len(sizes) - self._data.ndim
         if lead < 0:
-            raise ValueError(
+            raise ShapeError(
                 f"expand: the number of sizes ({len(sizes)}) must be at least the number of "
                 f"dims ({self._data.ndim})"
             )
@@ -858,7 +789,7 @@ class Tensor:
             else list(split_size)
         )
         if builtins.sum(sizes) != n:
-            raise ValueError(f"split: sizes {sizes} do not add up to {n} along dim {dim}")
+            raise ShapeError(f"split: sizes {sizes} do not add up to {n} along dim {dim}")
         out, start = [], 0
         lead = (slice(None),) * d
         for s in sizes:
@@ -875,6 +806,9 @@ class Tensor:
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
         key, advanced = I.normalize_index(key)
+        split = I.split_integers(key) if advanced else None
+        if split is not None:  # x[0, :, idx]: integers first, as PyTorch
+            return self[split[0]][split[1]]
         return I.Index.apply(self, key, advanced)
 
     def __setitem__(self, key, value):
@@ -893,7 +827,7 @@ class Tensor:
         (d,) = R.normalize_dims(dim, self._data.ndim)
         index = index._data if isinstance(index, Tensor) else np.asarray(index)
         if index.ndim != self._data.ndim:
-            raise ValueError(
+            raise ShapeError(
                 f"gather: index must have as many dims as the input ({self._data.ndim}), "
                 f"got shape {shape_str(index.shape)}"
             )
@@ -907,13 +841,13 @@ class Tensor:
         try:
             np.broadcast_shapes(mask.shape, self._data.shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"masked_fill: mask of shape {shape_str(mask.shape)} does not broadcast to "
                 f"the input's shape {shape_str(self._data.shape)}"
             ) from None
         if isinstance(value, Tensor):
             if value._data.ndim != 0:
-                raise ValueError("masked_fill: value must be a number or a 0-dim tensor")
+                raise ShapeError("masked_fill: value must be a number or a 0-dim tensor")
             return I.Where.apply(mask, value.to(self._data.dtype), self)
         return I.Where.apply(mask, _cast_scalar(value, self._data.dtype), self)
 
@@ -1113,7 +1047,7 @@ class Tensor:
         try:
             np.broadcast_shapes(self._data.shape, other.shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"allclose: shapes {shape_str(self._data.shape)} and "
                 f"{shape_str(other.shape)} cannot be broadcast together"
             ) from None
@@ -1209,7 +1143,7 @@ class Tensor:
             raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
         sizes = _ints(sizes[0] if len(sizes) == 1 else sizes, "repeat", "repeats")
         if len(sizes) < self._data.ndim:
-            raise RuntimeError(
+            raise ShapeError(
                 f"repeat: the number of repeat dims ({len(sizes)}) can not be smaller than "
                 f"the number of dims of the tensor ({self._data.ndim})"
             )
@@ -1266,12 +1200,12 @@ class Tensor:
         """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p)."""
         other = as_tensor(other)
         if self._data.ndim != 3 or other._data.ndim != 3:
-            raise ValueError(
+            raise ShapeError(
                 f"bmm: expects two 3-D tensors, got shapes {shape_str(self._data.shape)} "
                 f"and {shape_str(other._data.shape)}"
             )
         if self._data.shape[0] != other._data.shape[0] or self.shape[2] != other.shape[1]:
-            raise ValueError(
+            raise ShapeError(
                 f"bmm: shapes {shape_str(self._data.shape)} and {shape_str(other.shape)} "
                 "do not match as (b, n, m) and (b, m, p)"
             )
@@ -1281,7 +1215,7 @@ class Tensor:
         """``out[i, j] = self[i] * other[j]`` for two 1-D tensors."""
         other = as_tensor(other)
         if self._data.ndim != 1 or other._data.ndim != 1:
-            raise ValueError(
+            raise ShapeError(
                 f"outer: expects two 1-D tensors, got shapes {shape_str(self._data.shape)} "
                 f"and {shape_str(other._data.shape)}"
             )
@@ -1294,29 +1228,6 @@ class Tensor:
         if p in ("fro", None):
             p = 2
         return vector_norm(self, p, dim, keepdim, dtype=dtype)
-
-    # remainder and floor division, as torch.remainder (the sign of the divisor, like
-    # Python's %) and torch.floor_divide. d(x % c)/dx = 1 and d(x % c)/dc = -floor(x / c),
-    # which the composite below gives: floor(x / c) is a constant of the graph.
-    def __mod__(self, other) -> Tensor:
-        o = other._data if isinstance(other, Tensor) else other
-        if self._data.dtype.kind != "f" and np.asarray(o).dtype.kind in "iub":
-            return Tensor._make(np.mod(self._data, o), False, None)
-        quotient = Tensor._make(np.floor(np.divide(self._data, o)), False, None)
-        return self - quotient.to(_floating(self).dtype) * other
-
-    def __rmod__(self, other) -> Tensor:
-        return as_tensor(other).__mod__(self)
-
-    def remainder(self, other) -> Tensor:
-        return self % other
-
-    def __floordiv__(self, other) -> Tensor:
-        o = other._data if isinstance(other, Tensor) else other
-        return Tensor._make(np.asarray(np.floor_divide(self._data, o)), False, None)
-
-    def __rfloordiv__(self, other) -> Tensor:
-        return as_tensor(other).__floordiv__(self)
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         from minigrad.creation import multinomial
@@ -1335,7 +1246,7 @@ def _compare(ufunc, a, b) -> Tensor:
     try:
         return Tensor._make(ufunc(a._data, b), False, None)
     except ValueError:
-        raise ValueError(
+        raise ShapeError(
             f"{ufunc.__name__}: shapes {shape_str(a._data.shape)} and "
             f"{shape_str(np.shape(b))} cannot be broadcast together"
         ) from None
@@ -1397,3 +1308,10 @@ def as_tensor(x, dtype=None) -> Tensor:
 
 
 _bind_tensor(Tensor)
+
+# Methods written outside this file: the elementwise table (sin, atan2, ..., in-place
+# variants, & | ^ ~ % //), reductions and scans (prod, cummax, ...), the indexing family
+# (scatter, index_add, diagonal, ...). See minigrad/surface.py.
+from minigrad import surface as _surface  # noqa: E402
+
+_surface.attach_methods(Tensor)

@@ -14,6 +14,7 @@ from minigrad import dtypes
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
+from minigrad.functions.errors import ShapeError
 from minigrad.functions.indexing import Where
 
 
@@ -323,14 +324,14 @@ class MatMul(Function):
         return grads
 
 
-def _matmul_error(sa, sb) -> ValueError:
+def _matmul_error(sa, sb) -> ShapeError:
     ka = sa[-1]
     kb = sb[-2] if len(sb) >= 2 else sb[-1]
     if ka != kb:
         why = f"inner dimensions differ ({ka} != {kb})"
     else:
         why = f"batch dimensions {shape_str(sa[:-2])} and {shape_str(sb[:-2])} do not broadcast"
-    return ValueError(
+    return ShapeError(
         f"matmul: shapes {shape_str(sa)} and {shape_str(sb)} cannot be multiplied: {why}"
     )
 
@@ -342,7 +343,7 @@ def matmul(a, b):
     a = as_tensor(a)
     b = as_tensor(b)
     if a._data.ndim == 0 or b._data.ndim == 0:
-        raise ValueError(
+        raise ShapeError(
             f"matmul: both arguments need at least 1 dimension, got shapes "
             f"{shape_str(a._data.shape)} and {shape_str(b._data.shape)}"
         )

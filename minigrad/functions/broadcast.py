@@ -11,11 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad._format import shape_str
+from minigrad.functions.errors import ShapeError
 
 
-def broadcast_error(op: str, a, b) -> ValueError:
-    """The error for two operands whose shapes do not broadcast, naming both shapes."""
-    return ValueError(
+def broadcast_error(op: str, a, b) -> ShapeError:
+    """The error for two operands whose shapes do not broadcast, naming both shapes (a
+    ``RuntimeError``, as PyTorch's, and a ``ValueError``, as NumPy's)."""
+    return ShapeError(
         f"{op}: operands with shapes {shape_str(np.shape(a._data))} and "
         f"{shape_str(np.shape(b._data))} cannot be broadcast together"
     )

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd import function as _function
 from minigrad.autograd.function import _TENSOR_TYPES, Function
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.errors import ShapeError
 
 
 def normalize_index(key):
@@ -42,6 +44,38 @@ def normalize_index(key):
     if not advanced and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)  # x[1] of a 1-d array is then a 0-d view, not a copied scalar
     return tuple(out), advanced
+
+
+def split_integers(key: tuple):
+    """PyTorch's order for an index that mixes integers with index arrays.
+
+    NumPy counts an integer as one more advanced index, so in ``x[0, :, [0, 1]]`` the
+    broadcast dims of the advanced indices go first (shape (2, n)); PyTorch applies the
+    integers first, as basic indexing, and then the arrays (shape (n, 2)). This returns
+    the two keys of PyTorch's order, ``(integers, rest)``, or ``None`` when the key has
+    no such mix (then NumPy and PyTorch agree).
+    """
+    ints = [isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in key]
+    arrays = [isinstance(k, np.ndarray) for k in key]
+    if not any(ints) or not any(arrays):
+        return None
+    first, rest = [], []
+    for k, is_int in zip(key, ints):
+        if is_int:
+            first.append(k)  # consumes its dim; nothing left for the second step
+        elif isinstance(k, np.ndarray):
+            first.extend([slice(None)] * (k.ndim if k.dtype == np.bool_ else 1))
+            rest.append(k)
+        elif k is None:
+            first.append(None)  # the new dim exists after the first step
+            rest.append(slice(None))
+        elif k is Ellipsis:
+            first.append(Ellipsis)
+            rest.append(Ellipsis)
+        else:
+            first.append(slice(None))
+            rest.append(k)
+    return tuple(first), tuple(rest)
 
 
 class Index(Function):
@@ -167,7 +201,7 @@ class Where(Function):
         try:
             return np.where(cond, a_data, b_data)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"where: condition {list(np.shape(cond))}, input {list(np.shape(a_data))} and "
                 f"other {list(np.shape(b_data))} cannot be broadcast together"
             ) from None
@@ -188,3 +222,38 @@ class Where(Function):
         ga = unbroadcast(np.where(ctx.cond, g, zero), a_shape) if a_needs else None
         gb = unbroadcast(np.where(ctx.cond, zero, g), b_shape) if b_needs else None
         return None, ga, gb
+
+
+class Put(Function):
+    """out = x with the positions ``key`` picks replaced by ``src`` (broadcast to them).
+
+    The replaced elements of x no longer reach the output, so x's gradient is ``g``
+    with zeros there; ``src``'s gradient is what arrived at its places, ``g[key]``
+    (summed back over broadcasting). Serves scatter, index_copy, index_put and
+    masked_scatter.
+    """
+
+    @staticmethod
+    def forward(ctx, x, src, key):
+        ctx.key, ctx.src_shape = key, np.shape(src._data)
+        out = x._data.copy()
+        out[key] = src._data
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        x_needs, src_needs, _ = ctx.needs_input_grad
+        zero = _function.Tensor._make(np.zeros((), g._data.dtype), False, None)
+        gx = Put.apply(g, zero, ctx.key) if x_needs else None
+        gsrc = unbroadcast(Index.apply(g, ctx.key, True), ctx.src_shape) if src_needs else None
+        return gx, gsrc, None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        x_needs, src_needs, _ = ctx.needs_input_grad
+        gx = None
+        if x_needs:
+            gx = g.copy()
+            gx[ctx.key] = 0
+        gsrc = unbroadcast(g[ctx.key], ctx.src_shape) if src_needs else None
+        return gx, gsrc, None

@@ -14,6 +14,7 @@ import numpy as np
 
 from minigrad._constant import constant
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import ShapeError
 from minigrad.functions.indexing import Where
 
 
@@ -38,7 +39,7 @@ def normalize_dims(dim, ndim: int, name: str = "dim") -> tuple:
             )
         out.append(int(d) % max(ndim, 1) if ndim else 0)
     if len(set(out)) != len(out):
-        raise ValueError(f"{name}: dimension listed twice in {dim!r}")
+        raise ShapeError(f"{name}: dimension listed twice in {dim!r}")
     return tuple(sorted(out))
 
 
@@ -197,7 +198,7 @@ class _Extremum(Function):
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
         ctx.dims = dims
         if x._data.size == 0:
-            raise ValueError(f"{cls.__name__.lower()}: cannot reduce an empty tensor")
+            raise ShapeError(f"{cls.__name__.lower()}: cannot reduce an empty tensor")
         y = cls.reduce(x._data, axis=dims, keepdims=True)
         ctx.y_keep = y
         return y if keepdim else y.reshape([s for i, s in enumerate(y.shape) if i not in dims])

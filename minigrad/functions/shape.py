@@ -12,6 +12,7 @@ import numpy as np
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.errors import ShapeError
 
 
 class Reshape(Function):
@@ -23,7 +24,7 @@ class Reshape(Function):
         try:
             return x._data.reshape(shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"reshape: shape {shape_str(shape)} is invalid for an input of shape "
                 f"{shape_str(x._data.shape)} ({x._data.size} elements)"
             ) from None
@@ -63,7 +64,7 @@ class Expand(Function):
         try:
             return np.broadcast_to(x._data, shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(
                 f"expand: cannot expand shape {shape_str(x._data.shape)} to "
                 f"{shape_str(shape)} (only size-1 dims can grow, new dims go in front)"
             ) from None
@@ -87,7 +88,7 @@ class Cat(Function):
             return np.concatenate(arrays, axis=dim)
         except ValueError:
             shapes = ", ".join(shape_str(a.shape) for a in arrays)
-            raise ValueError(
+            raise ShapeError(
                 f"cat: tensors must have the same shape except in dim {dim}, got {shapes}"
             ) from None
 

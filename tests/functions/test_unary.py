@@ -127,11 +127,14 @@ def test_sigmoid_of_huge_inputs_does_not_overflow():
     assert np.all(np.isfinite(x32.grad.numpy()))
 
 
-def test_sign_has_no_gradient():
+def test_sign_has_a_zero_gradient():
+    """As in PyTorch: sign is part of the graph, and its derivative is 0 everywhere."""
     x = mg.tensor([-2.0, 0.0, 3.0], requires_grad=True)
     s = x.sign()
-    assert not s.requires_grad
+    assert s.requires_grad
     np.testing.assert_array_equal(s.numpy(), [-1.0, 0.0, 1.0])
+    s.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, 0.0])
 
 
 # ------------------------------------------------------------------- maximum / minimum

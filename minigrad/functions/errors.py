@@ -1,0 +1,18 @@
+"""Errors of the operations, with the exception classes PyTorch programs catch.
+
+PyTorch raises ``RuntimeError`` for shapes that do not fit and ``NotImplementedError``
+(or ``TypeError`` for an operator) for an operation a dtype does not have; minigrad's
+errors are those classes and, where NumPy's habit or minigrad's own earlier releases
+raised another class, that one too, so that either ``except`` catches them.
+"""
+
+from __future__ import annotations
+
+
+class ShapeError(RuntimeError, ValueError):
+    """Shapes that do not broadcast or do not fit an operation, and arguments an
+    operation cannot take (PyTorch raises ``RuntimeError`` for both)."""
+
+
+class DtypeError(TypeError, NotImplementedError):
+    """An operation that is not defined for a tensor's dtype (``bitwise_and`` on floats)."""

@@ -1,0 +1,435 @@
+"""Joining, splitting and products, as compositions of ``cat``, indexing and ``matmul``.
+
+- joining: ``hstack``, ``vstack`` (``row_stack``), ``dstack``, ``column_stack``,
+  ``concat`` / ``concatenate``, ``block_diag``, ``cartesian_prod``, ``atleast_1d/2d/3d``,
+  ``broadcast_to``, ``broadcast_tensors``, ``broadcast_shapes``;
+- splitting and reordering: ``tensor_split``, ``split_with_sizes``, ``hsplit``,
+  ``vsplit``, ``dsplit``, ``ravel``, ``fliplr``, ``flipud``, ``rot90``, ``msort``;
+- differences and sums: ``diff``, ``trace``;
+- products: ``mm``, ``mv``, ``dot``, ``vdot``, ``inner``, ``ger``, ``addmm``, ``addmv``,
+  ``addr``, ``baddbmm``, ``addbmm``, ``kron``, ``tensordot``;
+- searching: ``searchsorted``, ``bucketize``, ``bincount``, ``unique`` (no gradient);
+- dtype questions: ``result_type``, ``promote_types``, ``can_cast``.
+
+Gradients come from the operations they are made of.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from minigrad import dtypes
+from minigrad._format import shape_str
+from minigrad.functions.errors import ShapeError
+from minigrad.ops import cat, stack
+from minigrad.tensor import Tensor, as_tensor
+
+
+def _const(array) -> Tensor:
+    return Tensor._make(np.asarray(array), False, None)
+
+
+def _tensors(tensors) -> list:
+    return [as_tensor(t) for t in tensors]
+
+
+def _args(tensors: tuple) -> list:
+    """``f(a, b)`` and ``f([a, b])`` alike."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return _tensors(tensors)
+
+
+# ------------------------------------------------------------------------------ joining
+def atleast_1d(*tensors):
+    ts = _args(tensors)
+    out = [t.reshape(1) if t.ndim == 0 else t for t in ts]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*tensors):
+    ts = _args(tensors)
+    out = [t.reshape(1, -1) if t.ndim < 2 else t for t in ts]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*tensors):
+    ts = _args(tensors)
+    out = []
+    for t in ts:
+        if t.ndim == 0:
+            t = t.reshape(1, 1, 1)
+        elif t.ndim == 1:
+            t = t.reshape(1, -1, 1)
+        elif t.ndim == 2:
+            t = t.unsqueeze(-1)
+        out.append(t)
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def hstack(tensors) -> Tensor:
+    ts = [atleast_1d(t) for t in tensors]
+    return cat(ts, 0 if ts[0].ndim == 1 else 1)
+
+
+def vstack(tensors) -> Tensor:
+    return cat([atleast_2d(t) for t in tensors], 0)
+
+
+def dstack(tensors) -> Tensor:
+    return cat([atleast_3d(t) for t in tensors], 2)
+
+
+def column_stack(tensors) -> Tensor:
+    ts = [as_tensor(t) for t in tensors]
+    return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in ts], 1)
+
+
+def concat(tensors, dim: int = 0) -> Tensor:
+    return cat(tensors, dim)
+
+
+def block_diag(*tensors) -> Tensor:
+    """The tensors (each at most 2-D) along the diagonal of one matrix, zeros elsewhere."""
+    ts = [t.reshape(1, -1) if t.ndim < 2 else t for t in _tensors(tensors)]
+    cols = sum(t.shape[1] for t in ts)
+    rows, start = [], 0
+    for t in ts:
+        left = _const(np.zeros((t.shape[0], start), t.dtype))
+        right = _const(np.zeros((t.shape[0], cols - start - t.shape[1]), t.dtype))
+        rows.append(cat([left, t, right], 1))
+        start += t.shape[1]
+    return cat(rows, 0)
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """Every combination of one element from each 1-D tensor, one per row."""
+    from minigrad.selection import meshgrid
+
+    ts = _tensors(tensors)
+    if len(ts) == 1:
+        return ts[0]
+    return stack([g.reshape(-1) for g in meshgrid(*ts, indexing="ij")], 1)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    try:
+        return tuple(
+            np.broadcast_shapes(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes])
+        )
+    except ValueError:
+        raise ShapeError(f"broadcast_shapes: shapes {list(shapes)} do not broadcast") from None
+
+
+def broadcast_to(input, size) -> Tensor:  # noqa: A002
+    x = as_tensor(input)
+    return x.expand(*size)
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    ts = _tensors(tensors)
+    shape = broadcast_shapes(*[t.shape for t in ts])
+    return tuple(t.expand(*shape) for t in ts)
+
+
+# ------------------------------------------------------------------ splitting, reordering
+def tensor_split(input, indices_or_sections, dim: int = 0) -> tuple:  # noqa: A002
+    """Split into ``n`` nearly equal parts (an int) or at the given indices (a list)."""
+    x = as_tensor(input)
+    d = dim % max(x.ndim, 1)
+    n = x.shape[d]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+        bounds = np.cumsum([0] + sizes)
+    else:
+        bounds = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+    return tuple(x.narrow(d, lo, max(hi - lo, 0)) for lo, hi in zip(bounds[:-1], bounds[1:]))
+
+
+def split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:  # noqa: A002
+    return as_tensor(input).split(list(split_sizes), dim)
+
+
+def _split_along(x: Tensor, sections, dim: int, name: str) -> tuple:
+    if isinstance(sections, (int, np.integer)) and x.shape[dim] % sections:
+        raise ShapeError(f"{name}: dim {dim} of size {x.shape[dim]} is not divisible by {sections}")
+    return tensor_split(x, sections, dim)
+
+
+def hsplit(input, sections) -> tuple:  # noqa: A002
+    x = as_tensor(input)
+    return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit")
+
+
+def vsplit(input, sections) -> tuple:  # noqa: A002
+    return _split_along(as_tensor(input), sections, 0, "vsplit")
+
+
+def dsplit(input, sections) -> tuple:  # noqa: A002
+    return _split_along(as_tensor(input), sections, 2, "dsplit")
+
+
+def ravel(input) -> Tensor:  # noqa: A002
+    return as_tensor(input).reshape(-1)
+
+
+def fliplr(input) -> Tensor:  # noqa: A002
+    return as_tensor(input).flip(1)
+
+
+def flipud(input) -> Tensor:  # noqa: A002
+    return as_tensor(input).flip(0)
+
+
+def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
+    """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the
+    second)."""
+    x = as_tensor(input)
+    d0, d1 = dims
+    k %= 4
+    if k == 1:
+        return x.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return x.flip(d0, d1)
+    if k == 3:
+        return x.transpose(d0, d1).flip(d1)
+    return x
+
+
+def msort(input) -> Tensor:  # noqa: A002
+    return as_tensor(input).sort(0).values
+
+
+# ----------------------------------------------------------------- differences and sums
+def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:  # noqa: A002
+    """out[i] = x[i + 1] - x[i] along ``dim``, ``n`` times."""
+    x = as_tensor(input)
+    d = dim % x.ndim
+    parts = [as_tensor(t) for t in (prepend, x, append) if t is not None]
+    x = cat(parts, d) if len(parts) > 1 else x
+    for _ in range(n):
+        m = x.shape[d]
+        later, earlier = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = later ^ earlier if x.dtype == np.bool_ else later - earlier  # bools: "differs"
+    return x
+
+
+def trace(input) -> Tensor:  # noqa: A002
+    """The sum of the diagonal of a matrix."""
+    x = as_tensor(input)
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, got {x.ndim} dims")
+    return x.diagonal().sum()
+
+
+# ------------------------------------------------------------------------------ products
+def _need(x: Tensor, ndim: int, name: str) -> Tensor:
+    if x.ndim != ndim:
+        raise ShapeError(f"{name}: expected a {ndim}-D tensor, got shape {shape_str(x.shape)}")
+    return x
+
+
+def mm(input, mat2) -> Tensor:  # noqa: A002
+    return _need(as_tensor(input), 2, "mm") @ _need(as_tensor(mat2), 2, "mm")
+
+
+def mv(input, vec) -> Tensor:  # noqa: A002
+    return _need(as_tensor(input), 2, "mv") @ _need(as_tensor(vec), 1, "mv")
+
+
+def dot(input, tensor) -> Tensor:  # noqa: A002
+    return _need(as_tensor(input), 1, "dot") @ _need(as_tensor(tensor), 1, "dot")
+
+
+def inner(input, other) -> Tensor:  # noqa: A002
+    """Sum over the last dims of both (a product with a number when one is 0-d)."""
+    a, b = as_tensor(input), as_tensor(other)
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    return tensordot(a, b, ([-1], [-1]))
+
+
+def ger(input, vec2) -> Tensor:  # noqa: A002
+    return as_tensor(input).outer(vec2)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * (mat1 @ mat2)."""
+    return _scale(as_tensor(input), beta) + _scale(mm(mat1, mat2), alpha)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    return _scale(as_tensor(input), beta) + _scale(mv(mat, vec), alpha)
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    return _scale(as_tensor(input), beta) + _scale(ger(vec1, vec2), alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2), alpha)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2).sum(0), alpha)
+
+
+def _scale(x: Tensor, c) -> Tensor:
+    if c == 1:
+        return x
+    if c == 0:
+        return x * 0  # beta = 0: input is ignored (NaN in it too, as PyTorch)
+    return x * c
+
+
+def kron(input, other) -> Tensor:  # noqa: A002
+    """The Kronecker product: every element of ``input`` times the whole of ``other``."""
+    a, b = as_tensor(input), as_tensor(other)
+    n = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (n - a.ndim) + a.shape)
+    b = b.reshape((1,) * (n - b.ndim) + b.shape)
+    # (a0, 1, a1, 1, ...) * (1, b0, 1, b1, ...) -> (a0 b0, a1 b1, ...)
+    a_shape = tuple(s for pair in zip(a.shape, (1,) * n) for s in pair)
+    b_shape = tuple(s for pair in zip((1,) * n, b.shape) for s in pair)
+    out = a.reshape(a_shape) * b.reshape(b_shape)
+    return out.reshape(tuple(x * y for x, y in zip(a.shape, b.shape)))
+
+
+def tensordot(a, b, dims=2) -> Tensor:
+    """Sum of products over ``dims`` (an int: the last dims of a with the first of b;
+    or two lists of dims)."""
+    a, b = as_tensor(a), as_tensor(b)
+    if isinstance(dims, (int, np.integer)):
+        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
+    da = [d % a.ndim for d in da]
+    db = [d % b.ndim for d in db]
+    keep_a = [i for i in range(a.ndim) if i not in da]
+    keep_b = [i for i in range(b.ndim) if i not in db]
+    k = int(np.prod([a.shape[d] for d in da]))
+    left = a.permute(*keep_a, *da).reshape(-1, k)
+    right = b.permute(*db, *keep_b).reshape(k, -1)
+    shape = tuple(a.shape[i] for i in keep_a) + tuple(b.shape[i] for i in keep_b)
+    return (left @ right).reshape(shape)
+
+
+def vdot(input, other) -> Tensor:  # noqa: A002
+    return dot(input, other)
+
+
+# ----------------------------------------------------------------------------- searching
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):  # noqa: A002
+    """Where each value would go in the sorted last dim of ``sorted_sequence``."""
+    seq = as_tensor(sorted_sequence)._data
+    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    side = side or ("right" if right else "left")
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, values, side=side)
+    else:
+        rows = seq.reshape(-1, seq.shape[-1])
+        vals = values.reshape(rows.shape[0], -1)
+        out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)])
+        out = out.reshape(values.shape)
+    return _const(out.astype(np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:  # noqa: A002
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def bincount(input, weights=None, minlength: int = 0) -> Tensor:  # noqa: A002
+    x = as_tensor(input)._data
+    w = None if weights is None else as_tensor(weights)._data
+    out = np.bincount(x, w, minlength)
+    return _const(out if w is not None else out.astype(np.int64))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """The distinct elements (sorted), with the inverse index and counts if asked."""
+    x = as_tensor(input)._data
+    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
+    out = [_const(values)]
+    if return_inverse:
+        out.append(_const(inverse.reshape(x.shape if dim is None else -1).astype(np.int64)))
+    if return_counts:
+        out.append(_const(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# -------------------------------------------------------------------------- dtype rules
+def result_type(tensor1, tensor2):
+    a, b = tensor1, tensor2
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return dtypes.result_type(a.dtype, a.ndim, b.dtype, b.ndim)
+    if isinstance(a, Tensor):
+        return dtypes.scalar_result_type(a.dtype, b)
+    if isinstance(b, Tensor):
+        return dtypes.scalar_result_type(b.dtype, a)
+    return as_tensor(a + b).dtype
+
+
+def promote_types(type1, type2):
+    return dtypes.result_type(dtypes.as_dtype(type1), 1, dtypes.as_dtype(type2), 1)
+
+
+def can_cast(from_, to) -> bool:
+    """PyTorch's rule: no cast to a lower category (float -> int, int -> bool)."""
+    order = {"b": 0, "u": 1, "i": 1, "f": 2}
+    return order[dtypes.as_dtype(from_).kind] <= order[dtypes.as_dtype(to).kind]
+
+
+# ------------------------------------- torch-level names of minigrad.linalg's functions
+# (minigrad.linalg itself is imported on first use, as ``torch.linalg``)
+def det(input) -> Tensor:  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.det(input)
+
+
+def inverse(input) -> Tensor:  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.inv(input)
+
+
+def logdet(input) -> Tensor:  # noqa: A002
+    """log det A (NaN where the determinant is negative, as PyTorch)."""
+    return det(input).log()
+
+
+def slogdet(input):  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.slogdet(input)
+
+
+def matrix_power(input, n: int) -> Tensor:  # noqa: A002
+    from minigrad import linalg
+
+    return linalg.matrix_power(input, n)
+
+
+def chain_matmul(*matrices) -> Tensor:
+    from minigrad import linalg
+
+    return linalg.multi_dot(matrices)
+
+
+#: Tensor methods.
+METHODS = (
+    "tensor_split split_with_sizes hsplit vsplit dsplit ravel fliplr flipud rot90 msort diff "
+    "trace mm mv dot vdot inner ger addmm addmv addr baddbmm addbmm kron broadcast_to "
+    "bincount unique det inverse logdet slogdet matrix_power"
+).split()
+#: ``mg.X`` functions.
+FUNCTIONS = (
+    METHODS
+    + (
+        "atleast_1d atleast_2d atleast_3d hstack vstack dstack column_stack concat block_diag "
+        "cartesian_prod broadcast_shapes broadcast_tensors tensordot searchsorted bucketize "
+        "result_type promote_types can_cast"
+    ).split()
+)
+ALIASES = {"row_stack": "vstack", "concatenate": "concat"}

@@ -1,0 +1,422 @@
+"""The indexing family, as PyTorch has it: picking (``take``, ``take_along_dim``,
+``select``, ``narrow``, ``diagonal``, ``masked_select``, ``unfold``,
+``repeat_interleave``), placing (``scatter``, ``scatter_add``, ``scatter_reduce``,
+``index_add``, ``index_copy``, ``index_fill``, ``index_put``, ``masked_scatter``,
+``diag_embed``), arranging (``movedim``, ``swapaxes``, ``tile``, ``meshgrid``) and
+finding (``nonzero``, ``argwhere``, ``tril_indices``, ``triu_indices``).
+
+Every one is an index into the input (``Index``: its gradient is added back where the
+elements came from), a write of values at an index (``Put``: the overwritten places
+get no gradient, the values get the gradient of their places), an addition at an
+index (``IndexAdd``), or a reshuffle of dims. The index itself is built with NumPy;
+"along ``dim``" means the index ``grids`` of ``functions/indexing._along_index``.
+Each function is also a Tensor method where PyTorch has one (``METHODS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from minigrad._format import shape_str
+from minigrad.functions import indexing as I
+from minigrad.functions import reduction as R
+from minigrad.functions.errors import ShapeError
+from minigrad.tensor import Tensor, as_tensor
+
+
+def _dim(dim, ndim: int) -> int:
+    (d,) = R.normalize_dims(dim, ndim)
+    return d
+
+
+def _array(index, what: str) -> np.ndarray:
+    """An integer index (Tensor, array or list) as an int64 array."""
+    arr = index._data if isinstance(index, Tensor) else np.asarray(index)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{what}: expected an integer (int64) index, got {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
+def _const(array) -> Tensor:
+    return Tensor._make(np.asarray(array), False, None)
+
+
+def _check_range(idx: np.ndarray, size: int, what: str) -> np.ndarray:
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx.max() if idx.max() >= size else idx.min()
+        raise IndexError(f"{what}: index {bad} is out of bounds for size {size}")
+    return idx
+
+
+def _along(x: Tensor, dim: int, index: np.ndarray, what: str) -> tuple:
+    """The full advanced index that reaches ``x[..., index[...], ...]`` along ``dim``."""
+    if index.ndim != x.ndim:
+        raise ShapeError(
+            f"{what}: index must have as many dims as the input ({x.ndim}), got shape "
+            f"{shape_str(index.shape)}"
+        )
+    _check_range(index, x.shape[dim], what)
+    return I._along_index(index, dim)
+
+
+def _dim_key(ndim: int, dim: int, index) -> tuple:
+    return (slice(None),) * dim + (index,) + (slice(None),) * (ndim - dim - 1)
+
+
+# ------------------------------------------------------------------------------ picking
+def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
+    """The slice at ``index`` along ``dim`` (one dim fewer)."""
+    x = as_tensor(input)
+    d = _dim(dim, x.ndim)
+    return x[(slice(None),) * d + (int(index),)]
+
+
+def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
+    """Elements ``start`` to ``start + length - 1`` along ``dim``."""
+    x = as_tensor(input)
+    d = _dim(dim, x.ndim)
+    size = x.shape[d]
+    start = int(start)
+    if start < 0:
+        start += size
+    if not (0 <= start <= size and 0 <= length and start + length <= size):
+        raise IndexError(
+            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({size})"
+        )
+    return x[(slice(None),) * d + (slice(start, start + length),)]
+
+
+def take(input, index) -> Tensor:  # noqa: A002
+    """The elements of the flattened input at ``index`` (the result has index's shape)."""
+    x = as_tensor(input)
+    idx = _check_range(_array(index, "take"), x.numel(), "take")
+    return x.reshape(-1)[idx]
+
+
+def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
+    """``gather`` along ``dim`` with the index broadcast against the input."""
+    x = as_tensor(input)
+    idx = _array(indices, "take_along_dim")
+    if dim is None:
+        return take(x, idx.reshape(-1))
+    d = _dim(dim, x.ndim)
+    shape = list(np.broadcast_shapes(_without(x.shape, d), _without(idx.shape, d)))
+    x_shape, idx_shape = list(shape), list(shape)
+    x_shape[d], idx_shape[d] = x.shape[d], idx.shape[d]
+    return x.expand(*x_shape).gather(d, _const(np.broadcast_to(idx, idx_shape)))
+
+
+def _without(shape: tuple, d: int) -> tuple:
+    return tuple(1 if i == d else s for i, s in enumerate(shape))
+
+
+def masked_select(input, mask) -> Tensor:  # noqa: A002
+    """The elements where ``mask`` (broadcast with the input) is True, as a 1-D tensor."""
+    x = as_tensor(input)
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise TypeError(f"masked_select: mask must be a bool tensor, got {m.dtype}")
+    shape = np.broadcast_shapes(x.shape, m.shape)
+    return x.expand(*shape)[np.broadcast_to(m, shape)]
+
+
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    """The diagonal of the planes (dim1, dim2), as the last dim of the result."""
+    x = as_tensor(input)
+    d1, d2 = _dim(dim1, x.ndim), _dim(dim2, x.ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal: dim1 and dim2 cannot be the same dim ({dim1})")
+    rest = [i for i in range(x.ndim) if i not in (d1, d2)]
+    x = x.permute(*rest, d1, d2)
+    rows, cols = x.shape[-2], x.shape[-1]
+    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
+    i = np.arange(n) + max(-offset, 0)
+    j = np.arange(n) + max(offset, 0)
+    return x[(Ellipsis, i, j)]
+
+
+def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
+    """Matrices whose diagonal (at ``offset``) holds the last dim of the input."""
+    x = as_tensor(input)
+    n = x.shape[-1]
+    m = n + abs(offset)
+    i = np.arange(n) + max(-offset, 0)
+    j = np.arange(n) + max(offset, 0)
+    out = I.IndexAdd.apply(x, x.shape[:-1] + (m, m), (Ellipsis, i, j), True)
+    nd = out.ndim
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    order = [None] * nd
+    order[d1], order[d2] = nd - 2, nd - 1
+    rest = iter(range(nd - 2))
+    return out.permute(*[o if o is not None else next(rest) for o in order])
+
+
+def diag(input, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """A 1-D input: the square matrix with it on the ``diagonal``; a 2-D input: that
+    diagonal of it."""
+    x = as_tensor(input)
+    if x.ndim == 1:
+        return diag_embed(x, diagonal, 0, 1)
+    if x.ndim == 2:
+        return globals()["diagonal"](x, diagonal)
+    raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got {x.ndim} dims")
+
+
+def diagflat(input, offset: int = 0) -> Tensor:  # noqa: A002
+    return diag(as_tensor(input).reshape(-1), offset)
+
+
+def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+    """Windows of ``size`` elements, every ``step`` along ``dimension``: that dim becomes
+    the window count and a new last dim of ``size`` holds each window."""
+    x = as_tensor(input)
+    d = _dim(dimension, max(x.ndim, 1))
+    n = x.shape[d] if x.ndim else 1
+    if size > n or step <= 0:
+        raise RuntimeError(
+            f"unfold: size ({size}) must be <= the size of dim {dimension} ({n}) and step "
+            f"({step}) > 0"
+        )
+    starts = np.arange(0, n - size + 1, step)
+    windows = starts[:, None] + np.arange(size)[None, :]  # (count, size)
+    out = x[_dim_key(x.ndim, d, windows)]  # dims: ..., count, size, ...
+    return out.movedim(d + 1, -1)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:  # noqa: A002
+    """Each element repeated ``repeats`` times (an int, or one count per element) along
+    ``dim`` (over the flattened input by default)."""
+    x = as_tensor(input)
+    if repeats is None:  # torch.repeat_interleave(counts): the indices, each repeated
+        counts = _array(x, "repeat_interleave")
+        return _const(np.repeat(np.arange(counts.size), counts))
+    if dim is None:
+        x, d = x.reshape(-1), 0
+    else:
+        d = _dim(dim, x.ndim)
+    counts = repeats._data if isinstance(repeats, Tensor) else np.asarray(repeats)
+    idx = np.repeat(np.arange(x.shape[d]), counts)
+    return x[_dim_key(x.ndim, d, idx)]
+
+
+# ------------------------------------------------------------------------------ placing
+def _src_for(src, index: np.ndarray, like: Tensor) -> Tensor:
+    """``src`` cut to ``index``'s shape (PyTorch uses only that corner of it)."""
+    if not isinstance(src, Tensor):
+        return _const(np.asarray(src, dtype=like.dtype))
+    return src[tuple(slice(0, s) for s in index.shape)].to(like.dtype)
+
+
+def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:  # noqa: A002
+    """``out[index[i][j]][j] = src[i][j]`` (for dim 0): the input with values written at
+    ``index`` along ``dim``. ``src`` may be a number (PyTorch's ``value``)."""
+    x = as_tensor(input)
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+        return scatter_reduce(x, dim, index, src, "sum" if reduce == "add" else "prod")
+    src = value if src is None else src
+    d = _dim(dim, x.ndim)
+    idx = _array(index, "scatter")
+    key = _along(x, d, idx, "scatter")
+    return I.Put.apply(x, _src_for(src, idx, x), key)
+
+
+def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
+    """The input with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
+    x = as_tensor(input)
+    d = _dim(dim, x.ndim)
+    idx = _array(index, "scatter_add")
+    key = _along(x, d, idx, "scatter_add")
+    return x + I.IndexAdd.apply(_src_for(src, idx, x), x.shape, key, True)
+
+
+def scatter_reduce(
+    input,  # noqa: A002
+    dim: int,
+    index,
+    src,
+    reduce: str,
+    *,
+    include_self: bool = True,
+) -> Tensor:
+    """Combine ``src`` into the input at ``index`` along ``dim`` with ``reduce``:
+    ``"sum"``, ``"mean"`` (differentiable), ``"prod"``, ``"amax"``, ``"amin"``."""
+    x = as_tensor(input)
+    d = _dim(dim, x.ndim)
+    idx = _array(index, "scatter_reduce")
+    key = _along(x, d, idx, "scatter_reduce")
+    s = _src_for(src, idx, x)
+    hit = np.zeros(x.shape, bool)
+    hit[key] = True
+    base = x if include_self else x.masked_fill(_const(hit), 0)
+    if reduce in ("sum", "mean"):
+        total = base + I.IndexAdd.apply(s, x.shape, key, True)
+        if reduce == "sum":
+            return total
+        count = np.zeros(x.shape, x.dtype)
+        np.add.at(count, key, 1)
+        count = count + (1 if include_self else 0)
+        count = np.where(count == 0, 1, count)
+        out = total / _const(count.astype(x.dtype))
+        return out if x.dtype.kind == "f" else out.floor().to(x.dtype)
+    ufuncs = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+    if reduce not in ufuncs:
+        raise RuntimeError(f"scatter_reduce: unknown reduce {reduce!r}")
+    if x.requires_grad or s.requires_grad:
+        raise NotImplementedError(
+            f"scatter_reduce: minigrad computes reduce={reduce!r} without a gradient; "
+            "use 'sum' or 'mean', or detach the inputs"
+        )
+    out = x._data.copy()
+    if not include_self:
+        identity = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
+        out[key] = np.asarray(identity).astype(out.dtype) if out.dtype.kind == "f" else 0
+    ufuncs[reduce].at(out, key, s._data)
+    return _const(out)
+
+
+def _dim_index(x: Tensor, dim: int, index, what: str) -> tuple:
+    d = _dim(dim, max(x.ndim, 1))
+    idx = _array(index, what).reshape(-1)
+    _check_range(idx, x.shape[d] if x.ndim else 1, what)
+    return d, idx
+
+
+def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A002
+    """The input with ``alpha * source`` added at ``index`` along ``dim``."""
+    x = as_tensor(input)
+    d, idx = _dim_index(x, dim, index, "index_add")
+    source = as_tensor(source).to(x.dtype)
+    if alpha != 1:
+        source = source * alpha
+    return x + I.IndexAdd.apply(source, x.shape, _dim_key(x.ndim, d, idx), True)
+
+
+def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
+    """The input with the slices at ``index`` along ``dim`` replaced by ``source``'s."""
+    x = as_tensor(input)
+    d, idx = _dim_index(x, dim, index, "index_copy")
+    return I.Put.apply(x, as_tensor(source).to(x.dtype), _dim_key(x.ndim, d, idx))
+
+
+def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
+    """The input with the slices at ``index`` along ``dim`` set to ``value``."""
+    x = as_tensor(input)
+    d, idx = _dim_index(x, dim, index, "index_fill")
+    hit = np.zeros(x.shape, bool)
+    hit[_dim_key(x.ndim, d, idx)] = True
+    return x.masked_fill(_const(hit), value)
+
+
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """``x[indices] = values`` (or ``+=`` with ``accumulate``), out of place."""
+    x = as_tensor(input)
+    key, _ = I.normalize_index(tuple(indices))
+    values = as_tensor(values).to(x.dtype)
+    if accumulate:
+        shape = np.shape(x._data[key])
+        return x + I.IndexAdd.apply(values.expand(*shape), x.shape, key, True)
+    return I.Put.apply(x, values, key)
+
+
+def masked_scatter(input, mask, source) -> Tensor:  # noqa: A002
+    """The input with the places where ``mask`` is True filled, in order, from ``source``."""
+    x = as_tensor(input)
+    m = np.broadcast_to(mask._data if isinstance(mask, Tensor) else np.asarray(mask), x.shape)
+    n = int(m.sum())
+    src = as_tensor(source).reshape(-1)
+    if src.shape[0] < n:
+        raise RuntimeError(
+            f"masked_scatter: source has {src.shape[0]} elements, the mask selects {n}"
+        )
+    return I.Put.apply(x, src[:n].to(x.dtype), m)
+
+
+# ---------------------------------------------------------------------------- arranging
+def movedim(input, source, destination) -> Tensor:  # noqa: A002
+    """Move the dims ``source`` to the positions ``destination`` (the rest keep order)."""
+    x = as_tensor(input)
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_dim(s, x.ndim) for s in src]
+    dst = [_dim(s, x.ndim) for s in dst]
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return x.permute(*order)
+
+
+def swapaxes(input, axis0: int, axis1: int) -> Tensor:  # noqa: A002
+    return as_tensor(input).transpose(axis0, axis1)
+
+
+def tile(input, dims) -> Tensor:  # noqa: A002
+    """Repeat the input ``dims[k]`` times along dim ``k`` (missing leading counts are 1)."""
+    x = as_tensor(input)
+    dims = tuple(dims)
+    dims = (1,) * (x.ndim - len(dims)) + dims
+    return x.repeat(*dims)
+
+
+def meshgrid(*tensors, indexing: str = "ij") -> tuple:
+    """Coordinate grids from 1-D tensors: with ``"ij"`` the k-th varies along dim k;
+    ``"xy"`` swaps the first two (NumPy's default)."""
+    if len(tensors) == 1 and isinstance(tensors[0], Sequence):
+        tensors = tuple(tensors[0])
+    ts = [as_tensor(t).reshape(-1) for t in tensors]
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    if indexing == "xy" and len(ts) >= 2:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.shape[0] for t in ts)
+    grids = []
+    for k, t in enumerate(ts):
+        view = [1] * len(ts)
+        view[k] = shape[k]
+        grids.append(t.reshape(*view).expand(*shape))
+    if indexing == "xy" and len(ts) >= 2:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+# ------------------------------------------------------------------------------ finding
+def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
+    """The indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D
+    tensor per dim with ``as_tuple=True``."""
+    x = as_tensor(input)
+    if as_tuple:
+        data = x._data if x.ndim else x._data.reshape(1)
+        return tuple(_const(i.astype(np.int64)) for i in np.nonzero(data))
+    return _const(np.argwhere(x._data).astype(np.int64))
+
+
+def argwhere(input) -> Tensor:  # noqa: A002
+    return nonzero(input)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+    """The (2, n) coordinates of the lower triangle of a row x col matrix."""
+    return _const(np.stack(np.tril_indices(row, offset, col)).astype(dtype or np.int64))
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+    """The (2, n) coordinates of the upper triangle of a row x col matrix."""
+    return _const(np.stack(np.triu_indices(row, offset, col)).astype(dtype or np.int64))
+
+
+#: The functions that are also Tensor methods.
+METHODS = (
+    "select narrow take take_along_dim masked_select diagonal diag_embed diag diagflat "
+    "unfold repeat_interleave scatter scatter_add scatter_reduce index_add index_copy "
+    "index_fill index_put masked_scatter movedim swapaxes tile nonzero argwhere"
+).split()
+#: The functions ``mg.X`` (``unfold`` is a Tensor method only, as in PyTorch).
+FUNCTIONS = [name for name in METHODS if name != "unfold"] + [
+    "meshgrid",
+    "tril_indices",
+    "triu_indices",
+]
+ALIASES = {"moveaxis": "movedim", "swapdims": "swapaxes"}

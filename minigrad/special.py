@@ -1,0 +1,101 @@
+"""``mg.special``: the functions of ``torch.special`` that minigrad computes.
+
+Most are entries of the elementwise table (``functions/elementwise.py``: ``erf``,
+``erfinv``, ``digamma``, ``ndtr``, ``entr``, ``xlog1py``, ...), under ``torch.special``'s
+names (``expit`` is ``sigmoid``, ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``).
+The rest are short compositions of them, differentiable through their parts:
+
+- ``ndtri(p) = sqrt(2) erfinv(2p - 1)``, the inverse of ``ndtr``;
+- ``log_ndtr(x) = log(ndtr(x))`` (``-inf`` once ``ndtr`` underflows, near x = -38);
+- ``multigammaln(x, p) = p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(x - j / 2)``;
+- ``polygamma(n, x)`` for ``n = 0`` (digamma) and ``n = 1`` (trigamma, whose own
+  derivative minigrad does not provide).
+"""
+
+from __future__ import annotations
+
+import math
+
+from minigrad.elementwise import call
+from minigrad.tensor import Tensor, as_tensor
+
+
+def _table(name: str, doc: str):
+    def fn(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+        return call(name, input, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+erf = _table("erf", "erf(x) = 2/sqrt(pi) int_0^x exp(-t^2) dt.")
+erfc = _table("erfc", "erfc(x) = 1 - erf(x).")
+erfinv = _table("erfinv", "The inverse of erf on (-1, 1).")
+expit = _table("sigmoid", "expit(x) = 1 / (1 + exp(-x)) (the logistic sigmoid).")
+logit = _table("logit", "logit(p) = log(p / (1 - p)); ``eps`` clamps p to [eps, 1 - eps].")
+exp2 = _table("exp2", "2 ** x.")
+expm1 = _table("expm1", "exp(x) - 1, accurate near 0.")
+log1p = _table("log1p", "log(1 + x), accurate near 0.")
+sinc = _table("sinc", "sin(pi x) / (pi x), 1 at 0.")
+round = _table("round", "Round half to even (``decimals`` places).")  # noqa: A001
+digamma = _table("digamma", "psi(x) = d/dx log Gamma(x).")
+psi = _table("digamma", "psi(x) = d/dx log Gamma(x) (digamma).")
+gammaln = _table("lgamma", "log |Gamma(x)|.")
+ndtr = _table("ndtr", "The standard normal CDF: (1 + erf(x / sqrt 2)) / 2.")
+entr = _table("entr", "-x log x (0 at 0, -inf below 0).")
+xlogy = _table("xlogy", "x log y, 0 where x = 0.")
+xlog1py = _table("xlog1py", "x log(1 + y), 0 where x = 0.")
+
+
+def ndtri(input) -> Tensor:  # noqa: A002
+    """The inverse of ``ndtr``: sqrt(2) erfinv(2p - 1)."""
+    return call("erfinv", as_tensor(input) * 2 - 1) * math.sqrt(2.0)
+
+
+def log_ndtr(input) -> Tensor:  # noqa: A002
+    """log(ndtr(x))."""
+    return call("log", call("ndtr", input))
+
+
+def multigammaln(input, p: int) -> Tensor:  # noqa: A002
+    """The multivariate log-gamma function of dimension ``p``."""
+    x = as_tensor(input)
+    if x.dtype.kind != "f":
+        x = x.float()
+    out = x * 0 + p * (p - 1) / 4 * math.log(math.pi)
+    for j in range(p):
+        out = out + call("lgamma", x - j / 2)
+    return out
+
+
+def polygamma(n: int, input) -> Tensor:  # noqa: A002
+    """The n-th derivative of digamma, for n = 0 and n = 1."""
+    if n == 0:
+        return call("digamma", input)
+    if n == 1:
+        return call("trigamma", input)
+    raise NotImplementedError(
+        f"special.polygamma: minigrad computes n = 0 (digamma) and n = 1 (trigamma), got {n}"
+    )
+
+
+def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+    return as_tensor(input).logsumexp(dim, keepdim)
+
+
+def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+    x = as_tensor(input) if dtype is None else as_tensor(input).to(dtype)
+    return x.softmax(dim)
+
+
+def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+    x = as_tensor(input) if dtype is None else as_tensor(input).to(dtype)
+    return x.log_softmax(dim)
+
+
+__all__ = [
+    "digamma", "entr", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln",
+    "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
+    "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
+]  # fmt: skip
