@@ -99,3 +99,7 @@ __all__ = [
     "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr",
     "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py", "xlogy",
 ]  # fmt: skip
+
+from minigrad.unsupported import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)

@@ -59,3 +59,7 @@ __all__ = [
     "get_worker_info",
     "random_split",
 ]
+
+from minigrad.unsupported import module_getattr  # noqa: E402
+
+__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
