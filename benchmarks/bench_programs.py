@@ -26,6 +26,7 @@ library's own process, and the two must agree.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -38,46 +39,70 @@ BATCH = 16
 NEW_TOKENS = 48
 PROMPT = 32
 
-#: name -> (program, d_model, heads, layers, seq)
-CONFIGS = {
-    "encoder LM small": ("encoder", 128, 4, 4, 64),
-    "encoder LM large": ("encoder", 256, 8, 4, 64),
-    "GPT 4x128": ("gpt", 128, 4, 4, 64),
-    "GPT 6x192": ("gpt", 192, 6, 6, 64),
-    "generate GPT 4x128": ("generate", 128, 4, 4, 64),
-    "generate GPT 6x192": ("generate", 192, 6, 6, 64),
-}
 
-
-def _kwargs(name: str) -> dict:
-    program, d, h, layers, seq = CONFIGS[name]
-    kw = dict(vocab=VOCAB, d_model=d, heads=h, layers=layers, seq=seq)
+def _config(program: str, d_model: int, heads: int, layers: int, seq: int) -> dict:
+    kw = dict(program=program, vocab=VOCAB, d_model=d_model, heads=heads, layers=layers, seq=seq)
     if program == "generate":
         return dict(kw, prompt=PROMPT, new=NEW_TOKENS)
     return dict(kw, batch_size=BATCH)
 
 
-def program(lib: str, config: str):
-    """The harness's case function: build ``config``'s program in ``lib``, return its step."""
-    os.environ["BENCH_LIB"] = lib
-    import programs
+CONFIGS = {
+    "encoder LM small": _config("encoder", 128, 4, 4, 64),
+    "encoder LM large": _config("encoder", 256, 8, 4, 64),
+    "GPT 4x128": _config("gpt", 128, 4, 4, 64),
+    "GPT 6x192": _config("gpt", 192, 6, 6, 64),
+    "generate GPT 4x128": _config("generate", 128, 4, 4, 64),
+    "generate GPT 6x192": _config("generate", 192, 6, 6, 64),
+}
 
-    build = {"encoder": programs.encoder_lm_step, "gpt": programs.gpt_step}
-    return build.get(CONFIGS[config][0], programs.gpt_generate)(**_kwargs(config))
+
+_PROGRAMS = {}
+
+
+def load_programs(lib: str):
+    """``programs.py`` imported with ``BENCH_LIB=lib``: one module per library (a test
+    process holds both; a worker only its own)."""
+    if lib not in _PROGRAMS:
+        os.environ["BENCH_LIB"] = lib
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs.py")
+        spec = importlib.util.spec_from_file_location(f"programs_{lib}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _PROGRAMS[lib] = module
+    return _PROGRAMS[lib]
+
+
+def build(lib: str, config: dict):
+    """``config``'s program in ``lib``; returns the callable to time."""
+    programs = load_programs(lib)
+    kwargs = dict(config)
+    make = {
+        "encoder": programs.encoder_lm_step,
+        "gpt": programs.gpt_step,
+        "generate": programs.gpt_generate,
+    }[kwargs.pop("program")]
+    return make(**kwargs)
+
+
+def program(lib: str, config: str):
+    """The harness's case function: build the program ``config`` names, return its step."""
+    return build(lib, CONFIGS[config])
 
 
 CASES = [Case(name, program, config=name) for name in CONFIGS]
 
 
 # ------------------------------------------------------------------ the floor
-def products(name: str) -> list:
-    """The matrix products (batch, m, k, n) of one call of ``name``'s forward pass, each
-    with how many times it runs (layers); attention counted in full (T x T scores)."""
-    program, d, h, layers, seq = CONFIGS[name]
-    if program == "generate":  # batch 1, the context growing, then cropped to seq
-        rows = [(1, min(PROMPT + i, seq)) for i in range(NEW_TOKENS)]
+def products(cfg: dict) -> list:
+    """The matrix products of one call of ``cfg``'s forward pass, as (times, batch, m, k,
+    n): ``times`` of a [batch, m, k] @ [batch, k, n] product; attention counted in full
+    (T x T scores, as PyTorch's eager attention and minigrad's compute them)."""
+    d, h, layers, seq = cfg["d_model"], cfg["heads"], cfg["layers"], cfg["seq"]
+    if cfg["program"] == "generate":  # batch 1, the context growing, then cropped to seq
+        rows = [(1, min(cfg["prompt"] + i, seq)) for i in range(cfg["new"])]
     else:
-        rows = [(BATCH, seq)]
+        rows = [(cfg["batch_size"], seq)]
     out = []
     for b, t in rows:
         n = b * t
@@ -89,16 +114,16 @@ def products(name: str) -> list:
             (layers, 1, n, d, 4 * d),  # feed-forward in
             (layers, 1, n, 4 * d, d),  # feed-forward out
         ]
-        head_rows = b if program == "generate" else n  # GPT inference: last position
-        out.append((1, 1, head_rows, d, VOCAB))
+        head_rows = b if cfg["program"] == "generate" else n  # GPT inference: last position
+        out.append((1, 1, head_rows, d, cfg["vocab"]))
     return out
 
 
-def flops(name: str) -> float:
+def flops(cfg: dict) -> float:
     """Matrix-product FLOPs of one call: 2 m k n per product, times 3 when training
     (the backward computes two products of the same size for each)."""
-    fwd = sum(times * 2 * batch * m * k * n for times, batch, m, k, n in products(name))
-    return fwd if CONFIGS[name][0] == "generate" else 3 * fwd
+    fwd = sum(times * 2 * batch * m * k * n for times, batch, m, k, n in products(cfg))
+    return fwd if cfg["program"] == "generate" else 3 * fwd
 
 
 _SGEMM = r"""
@@ -128,7 +153,7 @@ _RATE = {}
 def sgemm_rate(name: str, threads: int) -> float:
     """The best float32 matmul rate (FLOP/s) NumPy reaches on ``name``'s product shapes,
     in a process of its own with ``threads`` BLAS threads (best of 7 per shape)."""
-    shapes = sorted({(b, m, k, n) for _, b, m, k, n in products(name)})
+    shapes = sorted({(b, m, k, n) for _, b, m, k, n in products(CONFIGS[name])})
     shapes = [s for s in shapes if 2 * s[0] * s[1] * s[2] * s[3] >= 1e5] or shapes
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
@@ -139,11 +164,11 @@ def sgemm_rate(name: str, threads: int) -> float:
 
 
 def _floor(result) -> float:
-    return flops(result.name) / _RATE[result.name]
+    return flops(CONFIGS[result.name]) / _RATE[result.name]
 
 
 def floor_column(result) -> str:
-    gflop, rate = flops(result.name) / 1e9, _RATE[result.name] / 1e9
+    gflop, rate = flops(CONFIGS[result.name]) / 1e9, _RATE[result.name] / 1e9
     return f"{gflop:.2f} GF @ {rate:.0f} = {_floor(result) * 1e3:.1f} ms"
 
 
