@@ -1,13 +1,14 @@
 """Normalization layers (and GELU), minigrad against PyTorch, each in its own process.
 
-Every case runs through the harness (``harness.py``): one fresh process per library per
-round, alternated, the same seeded float32 inputs and thread count, warm-up excluded;
-the ratio is median(minigrad) / median(PyTorch). Rows:
+Every case is the same code for both libraries (the library imported by name, as a
+user swaps imports) and runs through the harness (``harness.py``): one fresh process per
+library per round, alternated, the same seeded float32 inputs and thread count, warm-up
+excluded; the ratio is median(minigrad) / median(PyTorch). Rows:
 
 - the 11 forward + backward cases of issue 11 (backward of a fixed cotangent into the
   input, the weight and the bias, then the gradients cleared, as a training step does);
-  RMSNorm is compared with PyTorch's fused LayerNorm (PyTorch's CPU ``rms_norm`` is a
-  chain of elementwise operations, the slower target);
+  RMSNorm is ``F.rms_norm`` in both (the program a user writes; until this round it was
+  compared with PyTorch's fused LayerNorm);
 - forward alone (under ``no_grad``) for the same shapes;
 - small inputs, forward + backward: their time is the per-call cost;
 - GELU [2048, 512] forward + backward (the training helper's activation).
@@ -15,7 +16,7 @@ the ratio is median(minigrad) / median(PyTorch). Rows:
 The ``floor`` column is the memory-bandwidth floor: the bytes a forward and a backward
 must move (read x, write y; read x and dy, write dx: 5 arrays; forward alone: 2) at the
 bandwidth of a 2-thread copy of a 64 MiB array measured in a minigrad process, and
-``/floor`` is minigrad's time over it (small cases live in the caches, which are faster
+``x floor`` is each library's time over it (small cases live in the caches, which are faster
 than memory: there the floor says little).
 
     python benchmarks/bench_norms.py [--rounds 3] [--only LayerNorm] [--same-process]
@@ -43,51 +44,40 @@ def _arrays(shape, channels_axis):
     )
 
 
+def _library(lib: str):
+    """The library a worker runs, imported by name (the same code below for both)."""
+    import importlib
+
+    return importlib.import_module(lib)
+
+
 def norm(lib: str, norm: str, shape, backward: bool = True):
-    """One forward (+ backward) of ``norm`` on ``shape`` in ``lib``."""
-    name = norm
+    """One forward (+ backward) of ``norm`` on ``shape``, the same code for both libraries."""
+    torch = _library(lib)
+    F = torch.nn.functional
     shape = tuple(shape)
-    axis = -1 if name in ("LayerNorm", "RMSNorm") else 1
+    axis = -1 if norm in ("LayerNorm", "RMSNorm") else 1
     x, w, b, dy = _arrays(shape, axis)
+    X, W, B = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    dy = torch.tensor(dy)
     n = shape[-1]
-    if lib == "minigrad":
-        import minigrad as mg
-        import minigrad.nn.functional as F
-
-        X, W, B = (mg.tensor(a, requires_grad=True) for a in (x, w, b))
-        DY = mg.tensor(dy)
-        rm, rv = mg.zeros(shape[1]), mg.ones(shape[1])
-        no_grad = mg.no_grad
-        forward = {
-            "LayerNorm": lambda: F.layer_norm(X, (n,), W, B),
-            "RMSNorm": lambda: F.rms_norm(X, (n,), W),
-            "BatchNorm1d": lambda: F.batch_norm(X, rm, rv, W, B, training=True),
-            "GroupNorm": lambda: F.group_norm(X, GROUPS, W, B),
-        }[name]
-    else:
-        import torch
-
-        tf = torch.nn.functional
-        X, W, B = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
-        DY = torch.tensor(dy)
-        rm, rv = torch.zeros(shape[1]), torch.ones(shape[1])
-        no_grad = torch.no_grad
-        forward = {
-            "LayerNorm": lambda: tf.layer_norm(X, (n,), W, B),
-            "RMSNorm": lambda: tf.layer_norm(X, (n,), W, B),  # PyTorch's fused kernel
-            "BatchNorm1d": lambda: tf.batch_norm(X, rm, rv, W, B, training=True),
-            "GroupNorm": lambda: tf.group_norm(X, GROUPS, W, B),
-        }[name]
+    rm, rv = torch.zeros(shape[1]), torch.ones(shape[1])
+    forward = {
+        "LayerNorm": lambda: F.layer_norm(X, (n,), W, B),
+        "RMSNorm": lambda: F.rms_norm(X, (n,), W),
+        "BatchNorm1d": lambda: F.batch_norm(X, rm, rv, W, B, training=True),
+        "GroupNorm": lambda: F.group_norm(X, GROUPS, W, B),
+    }[norm]
     if not backward:
 
         def run():
-            with no_grad():
+            with torch.no_grad():
                 forward()
 
         return run
 
     def run():
-        forward().backward(DY)
+        forward().backward(dy)
         X.grad = W.grad = B.grad = None
 
     return run
@@ -95,19 +85,13 @@ def norm(lib: str, norm: str, shape, backward: bool = True):
 
 def gelu(lib: str, shape):
     """GELU (exact) forward + backward."""
+    torch = _library(lib)
     x = np.random.default_rng(0).standard_normal(tuple(shape), dtype=np.float32)
-    dy = np.random.default_rng(1).standard_normal(tuple(shape), dtype=np.float32)
-    if lib == "minigrad":
-        import minigrad as mg
-
-        X, DY, act = mg.tensor(x, requires_grad=True), mg.tensor(dy), mg.nn.functional.gelu
-    else:
-        import torch
-
-        X, DY, act = torch.tensor(x, requires_grad=True), torch.tensor(dy), torch.nn.functional.gelu
+    dy = torch.tensor(np.random.default_rng(1).standard_normal(tuple(shape), dtype=np.float32))
+    X = torch.tensor(x, requires_grad=True)
 
     def run():
-        act(X).backward(DY)
+        torch.nn.functional.gelu(X).backward(dy)
         X.grad = None
 
     return run
@@ -166,7 +150,8 @@ def floor_column(result) -> str:
 
 
 def over_floor_column(result) -> str:
-    return f"{result.minigrad / _floor(result):.2f}"
+    mine = f"{result.minigrad / _floor(result):.2f}"
+    return mine if result.torch is None else f"{mine} / {result.torch / _floor(result):.2f}"
 
 
 if __name__ == "__main__":
@@ -181,6 +166,6 @@ if __name__ == "__main__":
         print(f"copy bandwidth ({threads} threads, 64 MiB): {gbs:.1f} GB/s")
     main(
         CASES,
-        extra_columns={"floor": floor_column, "/floor": over_floor_column},
+        extra_columns={"floor": floor_column, "x floor (minigrad / PyTorch)": over_floor_column},
         title="Norms: minigrad / PyTorch, each library in its own process (float32)",
     )

@@ -322,6 +322,19 @@ def report(results, extra_columns: dict | None = None, title: str | None = None)
             print(f"  {r.name}: {parts}")
 
 
+def machine_line(threads: int) -> str:
+    """Date, CPU, core count, load average and threads: printed with every table."""
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if "model name" in line)
+    except (OSError, StopIteration):
+        pass
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    when = time.strftime("%Y-%m-%d %H:%M")
+    return f"{when}, {cpu}, {os.cpu_count()} cores, load average {load}, {threads} threads"
+
+
 def asks_help(argv) -> bool:
     """Whether the command line only asks for ``--help`` (then a benchmark measures nothing)."""
     return "-h" in argv or "--help" in argv
@@ -370,6 +383,7 @@ def main(
         allocator=args.allocator,
     )
     print(f"allocator: {args.allocator} in both libraries' workers (see harness.py)")
+    print(machine_line(args.threads))
     report(results, extra_columns, title)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
