@@ -26,16 +26,19 @@ The choice is process-wide, like the grad mode; the innermost ``norm_impl`` wins
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from minigrad._format import shape_str
+from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
     "IMPLEMENTATIONS",
+    "NormFunction",
     "current_impl",
     "norm_impl",
     "standardize",
@@ -121,9 +124,54 @@ def data(t):
 
 
 def keep_needed(ctx, *grads) -> tuple:
-    """The gradients in ``forward``'s argument order, None where none was asked for."""
+    """The gradients in ``forward``'s argument order (None for the arguments after
+    them), None where none was asked for."""
     needs = ctx.needs_input_grad
+    grads = grads + (None,) * (len(needs) - len(grads))
     return tuple([g if need else None for g, need in zip(grads, needs)])
+
+
+class NormFunction(Function):
+    """The autograd Function pattern of every norm.
+
+    A norm's Function gives ``kernels`` (its module in ``minigrad/kernels/``), its
+    reference ``reference_forward`` / ``reference_backward`` on arrays, and
+    ``statistics``; its ``forward`` runs ``ctx.implementation(fused)`` and saves
+    ``(x, weight, mean, rstd)``, ``ctx.option`` (its one setting: normalized_ndim,
+    num_groups or training), ``ctx.eps`` and ``ctx.fused``. The two backwards are
+    shared: ``backward_array`` runs the same implementation on arrays (the engine's
+    path), ``backward`` the reference lines on Tensors, so that it can itself be
+    differentiated (``create_graph=True``).
+    """
+
+    kernels = ""
+
+    def implementation(self, fused: bool) -> tuple:
+        """``(forward, backward)`` on arrays: the reference lines, or the wrappers of the
+        fused kernels (the same signatures)."""
+        if not fused:
+            return self.reference_forward, self.reference_backward
+        module = importlib.import_module(f"minigrad.kernels.{self.kernels}")  # imports numba
+        return module.forward, module.backward
+
+    def statistics(self, x: Tensor, mean, rstd) -> tuple:
+        """``(mean, rstd)`` as Tensors that depend on ``x`` (recomputed from it)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def backward_array(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_arrays
+        backward = ctx.implementation(ctx.fused)[1]
+        grads = backward(dy, x, weight, mean, rstd, ctx.option, ctx.needs_input_grad[0])
+        return keep_needed(ctx, *grads)
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_tensors
+        mean, rstd = ctx.statistics(x, mean, rstd)
+        need_dx = ctx.needs_input_grad[0]
+        grads = ctx.reference_backward(dy, x, weight, mean, rstd, ctx.option, need_dx)
+        return keep_needed(ctx, *grads)
 
 
 # ------------------------------------------------------------- choosing the implementation
