@@ -11,7 +11,7 @@ Backward, with xhat = (x - mean_i) rstd_i, g = dy w_ch and K = cg * s:
     dx = rstd_i (g - (1/K) sum_row g - xhat (1/K) sum_row g xhat)
     dw_ch = sum over examples and positions of dy xhat        db_ch = sum of dy
 
-The statistics (NaN when the variance overflows, or on a constant row with eps=0), the
+The statistics (NaN when the mean square overflows x's dtype, or on a constant row with eps=0), the
 chunked float64 sums and the fastmath choice are those of ``layer_norm.py`` (see its
 notes). The backward first sums dy and dy * xhat per channel
 of the row (two running sums over its ``s`` positions), which gives both the row's
@@ -35,7 +35,6 @@ _BACKWARD = [
     f"boolean, {t}[:, :, ::1], float64[:, :, ::1])"
     for t in ("float32", "float64")
 ]
-_BIG = np.finfo(np.float64).max
 
 
 @numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
@@ -54,7 +53,8 @@ def _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i):
     mean_d = sum_d / n
     var = max(sum_d2 / n - mean_d * mean_d, 0.0)
     mean[i] = shift + mean_d
-    rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
+    finite = np.isfinite(x.dtype.type((shift + mean_d) ** 2 + var))  # E[x^2], as layer_norm
+    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
     m = mean[i]  # read back in x's dtype
     r = rstd[i]
     first = (i % groups) * cg

@@ -16,9 +16,11 @@ Design notes (measured on a 2-core AMD EPYC, float32):
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
   cancellation loses at most a factor ``n`` of float64's precision: far below float32's
   (1e4 + N(0, 1) gets the right variance; the same bits as two passes on the benchmark
-  shapes, at 1.3-2.5x the speed). float32 rows near 1e30 do not overflow. A variance
-  that overflows float64 gives NaN (as PyTorch), never plausible zeros; ``eps=0`` on a
-  constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
+  shapes, at 1.3-2.5x the speed). A row whose mean square E[x^2] = mean^2 + var is
+  beyond x's dtype (float32: |x| above about 1.8e19, e.g. rows near 1e30) gives NaN, as
+  PyTorch's float32 LayerNorm and the reference and composite implementations do; the
+  float64 sums would have the answer, but the three implementations agree.
+  ``eps=0`` on a constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
   ZeroDivisionError).
 - ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
   and does not vectorize it (1.5-2.4x slower); NaN / inf semantics are kept.
@@ -51,7 +53,6 @@ _BACKWARD = [
     f"{t}[:, ::1], float64[:, :, ::1])"
     for t in ("float32", "float64")
 ]
-_BIG = np.finfo(np.float64).max
 BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see below)
 WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
 
@@ -70,7 +71,9 @@ def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
     mean_d = sum_d / n
     var = max(sum_d2 / n - mean_d * mean_d, 0.0)
     mean[i] = shift + mean_d
-    rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
+    square = (shift + mean_d) ** 2 + var  # the row's mean square, E[x^2]
+    finite = np.isfinite(x.dtype.type(square))  # as a number of x's dtype
+    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
     m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
     r = rstd[i]
     for j in range(n):

@@ -10,9 +10,9 @@ Every norm standardizes ``x`` over some axes, then applies an affine map::
 ``standardize`` and ``standardize_backward`` use only operations that NumPy arrays and
 minigrad Tensors both have, so the same lines serve the reference implementation (on
 arrays), the composite one (on Tensors: autograd records every step) and the backward
-of a backward (``create_graph=True``). A variance that overflows gives NaN, as in
-PyTorch, never plausible zeros (the fused kernels sum float32 rows in float64, so rows
-near 1e30 that overflow float32's sums still come out right there).
+of a backward (``create_graph=True``). A row whose mean square overflows its dtype
+(float32 rows near 1e30) gives NaN in all three implementations, as in PyTorch, never
+plausible zeros.
 
 The implementation is chosen per call (``impl=``) or for a block::
 
@@ -73,19 +73,28 @@ def mean_over(a, axes: tuple):
 
 
 def rsqrt(a):
-    """``1 / sqrt(a)`` (an array or a Tensor)."""
-    return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else a.rsqrt()
+    """``1 / sqrt(a)`` (an array or a Tensor). On Tensors ``1 / a.sqrt()``, not
+    ``a.rsqrt()``: the derivative ``-rstd^3 / 2`` underflows to 0 in float32 once
+    ``a`` passes about 1e30, while that of ``1 / sqrt`` is formed from ``sqrt(a)``."""
+    return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else 1.0 / a.sqrt()
 
 
 def standardize(x, axes: tuple, eps: float):
     """``(mean, xmu, var, rstd)`` of ``x`` over ``axes`` (kept as size-1 dims): two passes,
-    the mean first, then the biased variance of the deviations from it."""
+    the mean first, then the biased variance of the deviations from it.
+
+    Each term of the variance is ``(xmu / n) * xmu``, at most ``var`` itself, so no term
+    and no partial sum overflows when the variance does not. A row whose mean square
+    ``mean^2 + var`` is beyond its dtype (float32: |x| above about 1.8e19) gets NaN, as
+    in PyTorch, never plausible zeros.
+    """
     mean = mean_over(x, axes)
     xmu = x - mean
-    var = mean_over(xmu * xmu, axes)
+    var = sum_over(xmu * (1.0 / count(x.shape, axes)) * xmu, axes)
     rstd = rsqrt(var + eps)
-    if np.isinf(var if isinstance(var, np.ndarray) else var._data).any():
-        rstd = rstd * (var * 0.0 + 1.0)  # NaN where var overflowed (inf * 0), not 0
+    square = mean * mean + var  # the mean square E[x^2]
+    if np.isinf(square if isinstance(square, np.ndarray) else square._data).any():
+        rstd = rstd * (square * 0.0 + 1.0)  # NaN where it overflowed (inf * 0), else 1
     return mean, xmu, var, rstd
 
 
@@ -102,7 +111,7 @@ def standardize_backward(g_xhat, xmu, rstd, axes: tuple):
     """
     n = count(xmu.shape, axes)
     g_rstd = sum_over(g_xhat * xmu, axes)
-    g_var = g_rstd * (-0.5) * rstd**3
+    g_var = g_rstd * rstd * rstd * rstd * (-0.5)  # rstd^3 alone underflows for large x
     g_xmu = g_xhat * rstd + g_var * (2.0 / n) * xmu
     g_mean = -sum_over(g_xmu, axes)
     return g_xmu + g_mean * (1.0 / n)
