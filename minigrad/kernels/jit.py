@@ -24,6 +24,8 @@ import types
 
 import numba
 
+from minigrad.kernels import runtime
+
 __all__ = ["Kernel", "kernel"]
 
 
@@ -99,9 +101,7 @@ class Kernel:
 
     def for_size(self, size: int) -> Kernel:
         """This kernel, or its serial twin: ``runtime.parallel(size)`` decides."""
-        from minigrad.kernels.runtime import parallel
-
-        return self if parallel(size) else self.serial
+        return self if runtime.parallel(size) else self.serial
 
     @property
     def signatures(self) -> list:
