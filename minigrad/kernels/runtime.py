@@ -9,13 +9,19 @@ counts.
 
 Each parallel kernel (``jit.kernel(..., parallel=True)``, its loop a ``prange``) has a
 serial twin compiled from the same function; ``kernel.for_size(size)`` asks
-``parallel(size)`` which to run. The threshold is where the second thread starts to pay
-in a training step, measured in separate processes with ``minigrad train``: NumPy's
-OpenBLAS workers spin for about 0.1 s after each product, and a 2-thread kernel right
-after one shares a core with them, so kernels the size of the default model's
-activations are faster on the calling thread (``docs/normalization.md``, "Threads",
-gives the measurements); the large norms of ``benchmarks/bench_norms.py`` run on every
-thread.
+``parallel(size)`` which to run.
+
+Why 2^19 elements (524,288). NumPy's OpenBLAS workers spin for about 0.1 s after each
+matrix product (one 2-thread product of [512, 512], then a sleep: 97 ms of CPU burnt in
+the next 100 ms), so in a training step, where kernels sit between products, one core is
+never free; a 2-thread kernel started then shares a core with a spinning worker. A step
+of ``minigrad train``'s default model took 122 ms with its kernels on 2 OpenMP threads,
+22 ms on workqueue threads, and 12.6 ms with every kernel on the calling thread. That
+model's largest kernel inputs are 2^18 elements (GELU on [64, 16, 256]; its LayerNorms
+2^16), so the threshold sits above them: the default run is on the calling thread on any
+threading layer, with no clock. Every shape of ``benchmarks/bench_norms.py`` from
+[4096, 256] up (and the BatchNorm and GroupNorm cases, 2^19 each) still runs on every
+thread; [2048, 64] (2^17) now runs on one.
 
 BLAS threads are set through ``threadpoolctl`` (the ecosystem's way to reach OpenBLAS,
 MKL or BLIS), Numba's through ``numba.set_num_threads`` (Numba keeps the count per
@@ -49,8 +55,9 @@ __all__ = [
     "use_threading_layer",
 ]
 
-#: Inputs with fewer elements than this run their kernel on the calling thread alone.
-PARALLEL_MIN_ELEMENTS = 1 << 15
+#: Inputs with fewer elements than this run their kernel on the calling thread alone
+#: (the module docstring says why 2^19).
+PARALLEL_MIN_ELEMENTS = 1 << 19
 
 _threads = os.cpu_count() or 1
 _numba_threads: dict = {}  # thread id -> the count last given to Numba on it
