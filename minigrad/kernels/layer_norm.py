@@ -16,10 +16,11 @@ Design notes (measured on a 2-core AMD EPYC, float32):
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
   cancellation loses at most a factor ``n`` of float64's precision: far below float32's
   (1e4 + N(0, 1) gets the right variance; the same bits as two passes on the benchmark
-  shapes, at 1.3-2.5x the speed). A row whose mean square E[x^2] = mean^2 + var is
-  beyond x's dtype (float32: |x| above about 1.8e19, e.g. rows near 1e30) gives NaN, as
-  PyTorch's float32 LayerNorm and the reference and composite implementations do; the
-  float64 sums would have the answer, but the three implementations agree.
+  shapes, at 1.3-2.5x the speed). A row whose sum of squares n (mean^2 + var) is beyond
+  x's dtype (float32: |x| around 1e19 and above, e.g. rows near 1e30) gives NaN, as the
+  reference and composite implementations (their float32 sums overflow) and PyTorch's
+  float32 LayerNorm near 1e30 do; the float64 sums would have the answer, but the three
+  implementations agree.
   ``eps=0`` on a constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
   ZeroDivisionError).
 - ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
@@ -71,8 +72,8 @@ def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
     mean_d = sum_d / n
     var = max(sum_d2 / n - mean_d * mean_d, 0.0)
     mean[i] = shift + mean_d
-    square = (shift + mean_d) ** 2 + var  # the row's mean square, E[x^2]
-    finite = np.isfinite(x.dtype.type(square))  # as a number of x's dtype
+    squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
+    finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
     rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
     m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
     r = rstd[i]

@@ -10,7 +10,7 @@ Every norm standardizes ``x`` over some axes, then applies an affine map::
 ``standardize`` and ``standardize_backward`` use only operations that NumPy arrays and
 minigrad Tensors both have, so the same lines serve the reference implementation (on
 arrays), the composite one (on Tensors: autograd records every step) and the backward
-of a backward (``create_graph=True``). A row whose mean square overflows its dtype
+of a backward (``create_graph=True``). A row whose sum of squares overflows its dtype
 (float32 rows near 1e30) gives NaN in all three implementations, as in PyTorch, never
 plausible zeros.
 
@@ -73,28 +73,25 @@ def mean_over(a, axes: tuple):
 
 
 def rsqrt(a):
-    """``1 / sqrt(a)`` (an array or a Tensor). On Tensors ``1 / a.sqrt()``, not
-    ``a.rsqrt()``: the derivative ``-rstd^3 / 2`` underflows to 0 in float32 once
-    ``a`` passes about 1e30, while that of ``1 / sqrt`` is formed from ``sqrt(a)``."""
-    return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else 1.0 / a.sqrt()
+    """``1 / sqrt(a)`` (an array or a Tensor)."""
+    return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else a.rsqrt()
 
 
 def standardize(x, axes: tuple, eps: float):
     """``(mean, xmu, var, rstd)`` of ``x`` over ``axes`` (kept as size-1 dims): two passes,
     the mean first, then the biased variance of the deviations from it.
 
-    Each term of the variance is ``(xmu / n) * xmu``, at most ``var`` itself, so no term
-    and no partial sum overflows when the variance does not. A row whose mean square
-    ``mean^2 + var`` is beyond its dtype (float32: |x| above about 1.8e19) gets NaN, as
-    in PyTorch, never plausible zeros.
+    A row whose sum of squares ``n (mean^2 + var)`` overflows its dtype (float32: |x|
+    around 1e19 and above, rows near 1e30) gets NaN, as the fused kernels do and as
+    PyTorch does near 1e30, never plausible zeros.
     """
     mean = mean_over(x, axes)
     xmu = x - mean
-    var = sum_over(xmu * (1.0 / count(x.shape, axes)) * xmu, axes)
+    var = mean_over(xmu * xmu, axes)
     rstd = rsqrt(var + eps)
-    square = mean * mean + var  # the mean square E[x^2]
-    if np.isinf(square if isinstance(square, np.ndarray) else square._data).any():
-        rstd = rstd * (square * 0.0 + 1.0)  # NaN where it overflowed (inf * 0), else 1
+    squares = (mean * mean + var) * float(count(x.shape, axes))  # sum of x^2
+    if np.isinf(squares if isinstance(squares, np.ndarray) else squares._data).any():
+        rstd = rstd * (squares * 0.0 + 1.0)  # NaN where it overflowed (inf * 0), else 1
     return mean, xmu, var, rstd
 
 
