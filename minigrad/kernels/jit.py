@@ -77,7 +77,7 @@ class Kernel:
     """A Numba function with explicit signatures, one ``numba.njit`` dispatcher per
     dtype, each made on the first call that needs it (see the module docstring)."""
 
-    def __init__(self, fn, signatures: list, options: dict, twin: bool = True):
+    def __init__(self, fn, signatures: list, options: dict):
         self.py_func = fn
         self.__name__, self.__doc__ = fn.__name__, fn.__doc__
         self._declared = [_signature(s) for s in signatures]
@@ -85,7 +85,7 @@ class Kernel:
         self._position = _dtype_position(self._declared)
         self._dispatchers: dict = {}  # the dtype at _position (or None) -> dispatcher
         self.serial = self
-        if options.get("parallel") and twin:
+        if options.get("parallel"):
             serial = dict(options, parallel=False)
             self.serial = Kernel(_renamed(fn, fn.__name__ + "_serial"), signatures, serial)
 
