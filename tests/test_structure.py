@@ -44,15 +44,7 @@ def test_the_core_imports_nothing_from_kernels(path):
     assert not bad, f"{path.name} imports {bad}"
 
 
-def _computing():
-    for path in _files(COMPUTING):
-        if path.name == "runtime.py":  # its BLAS spin window goes with the threading policy
-            yield pytest.param(path, marks=pytest.mark.xfail(strict=True, reason="clock"))
-        else:
-            yield path
-
-
-@pytest.mark.parametrize("path", list(_computing()), ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize("path", list(_files(COMPUTING)), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_no_computing_module_reads_the_clock_or_counts_references(path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     clocks = [(m, n) for m, n in _imports(tree) if m in CLOCKS or n in CLOCKS]

@@ -146,11 +146,11 @@ def _prepare_out(config, resuming: bool) -> None:
 
 def training_threading_layer() -> None:
     """Opt in to Numba's workqueue threading layer for a training run, unless the user
-    chose one (``NUMBA_THREADING_LAYER``). Kernels stay on the calling thread near matrix
-    products on any layer (``runtime.products_ran``), so the two layers measure within
-    the noise of each other: the default model's step took 11.9-13.5 ms on workqueue and
-    11.5-16.6 ms on OpenMP (minigrad alone in its process, 2 threads, three processes
-    each). Library code never makes this process-wide choice itself."""
+    chose one (``NUMBA_THREADING_LAYER``). The default model's kernels run on the calling
+    thread on any layer (their inputs are under ``runtime.PARALLEL_MIN_ELEMENTS``); where
+    a larger model's kernels run on two threads, workqueue's sleeping workers fight
+    OpenBLAS's spinning ones less (the default step with 2-thread kernels: 22 ms on
+    workqueue, 122 ms on OpenMP). Library code never makes this process-wide choice."""
     import os
 
     import minigrad as mg

@@ -7,15 +7,17 @@ Conventions (after numbagg):
 - A kernel has explicit signatures (float32 and float64, C-contiguous arrays), declared
   with ``jit.kernel``, which compiles each one on the first call that needs it, and
   writes into ``out`` arguments; the thin Python wrapper at the end of its module does the
-  layout, the defaults and the allocation, and calls ``runtime.threads_for`` first.
-- ``runtime.py`` is the only code that knows about threads (and it changes no
-  process-wide setting unless asked to).
+  layout, the defaults and the allocation. A ``prange`` kernel has a serial twin compiled
+  from the same function, and the wrapper runs ``kernel.for_size(x.size)``.
+- ``runtime.py`` is the only code that chooses threads, by one rule (the input's size
+  and ``mg.set_num_threads``; see its docstring), and it changes no process-wide
+  setting unless asked to.
 - Reductions along a row need ``fastmath={"reassoc", ...}`` to be vectorized; NaN / inf
   semantics are kept (no ``nnan``/``ninf``).
 - Never ``out[j] += ...`` across ``prange`` iterations (it races): a sum over rows is cut
-  into chunks fixed by the shape (``runtime.row_chunks``), each chunk sums into its own
-  float64 row, and the wrapper adds the rows in order: bit-identical on every run and
-  any thread count.
+  into chunks fixed by the shape (``layout.row_chunks``), each chunk sums into its own
+  float64 row, and ``layout.add_chunks`` adds the rows in order: bit-identical on every
+  run and any thread count.
 - Numba's cache does not notice edits to a jitted helper imported from another module,
   so each kernel module keeps its jitted helpers to itself; the one exception is
   ``fast_exp.py`` (the vectorizable exp of the activation and attention kernels, see

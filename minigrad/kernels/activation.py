@@ -89,17 +89,12 @@ used: ``nnan`` / ``ninf`` (NaN in must give NaN out), ``reassoc`` (it may reorde
 products with 2^k that keep subnormal results right; with ``nsz`` it measured 7% faster
 for GELU, 17% for SiLU), ``arcp`` / ``afn`` (no effect).
 
-Each kernel's loop is a ``prange`` (``parallel=True``). The float32 kernels (the ones a
-training step runs) have a twin ``*_serial``, the same loop with ``range``, and ``mul``
-has NumPy's product; ``run`` calls the twin when ``runtime.parallel`` says no (small
-arrays, one thread, or just after a matrix product): a parallel kernel launched on one
-thread still pays its
-threading layer's launch, about 2 us on OpenMP and 150-400 us on workqueue (measured on
-the 2-core VM; ``minigrad train`` uses workqueue). The float64 kernels (libm, about
-25 ns an element) keep one parallel kernel and ``runtime.threads_for``. The signatures
-are explicit (float32 kernels for
-float32, libm ones for float64), so importing this module compiles every kernel, or
-loads it from Numba's on-disk cache (about 0.01 s each, after numba's own start-up).
+Each kernel's loop is a ``prange`` (``parallel=True``), with a serial twin compiled from
+the same function (``jit.kernel``): ``run`` calls the one ``runtime.parallel`` chooses
+from the array's size. A parallel kernel launched on one thread still pays its threading
+layer's launch (about 2 us on OpenMP, 150-400 us on workqueue), which the twin does
+not. The signatures are explicit (float32 kernels for float32, libm ones for float64);
+each is compiled, or loaded from Numba's disk cache, on its first call.
 """
 
 from __future__ import annotations
@@ -114,7 +109,6 @@ from minigrad.kernels.fast_exp import fma as _fma
 from minigrad.kernels.fast_exp import pow2 as _pow2
 from minigrad.kernels.fast_exp import reduce_ln2 as _reduce
 from minigrad.kernels.jit import kernel
-from minigrad.kernels.runtime import parallel, threads_for
 
 # Every kernel: (x, out, dydx) flat C-contiguous arrays of one dtype; an empty ``dydx``
 # means "output only".
@@ -287,17 +281,6 @@ def gelu32(x, out, dydx):
         out[i], dydx[i] = _gelu_and_derivative(x[i])
 
 
-@kernel(_SIG32, **_JIT32)
-def gelu32_serial(x, out, dydx):
-    """``gelu32`` on the calling thread (see ``run``)."""
-    if dydx.size == 0:
-        for i in range(x.size):
-            out[i], _ = _gelu_and_derivative(x[i])
-        return
-    for i in range(x.size):
-        out[i], dydx[i] = _gelu_and_derivative(x[i])
-
-
 @kernel(["void(float32[::1], float32[::1])"], **_JIT32)
 def mills32(a, out):
     """``_mills`` over an array (for tests of its accuracy)."""
@@ -352,17 +335,6 @@ def silu32(x, out, dydx):
         out[i], dydx[i] = _silu_and_derivative(x[i])
 
 
-@kernel(_SIG32, **_JIT32)
-def silu32_serial(x, out, dydx):
-    """``silu32`` on the calling thread (see ``run``)."""
-    if dydx.size == 0:
-        for i in range(x.size):
-            out[i], _ = _silu_and_derivative(x[i])
-        return
-    for i in range(x.size):
-        out[i], dydx[i] = _silu_and_derivative(x[i])
-
-
 @nb.njit(**_INLINE32)
 def _gelu_tanh_and_derivative(v):
     """(gelu_tanh(v), gelu_tanh'(v)) for one float32 value."""
@@ -392,17 +364,6 @@ def gelu_tanh32(x, out, dydx):
         out[i], dydx[i] = _gelu_tanh_and_derivative(x[i])
 
 
-@kernel(_SIG32, **_JIT32)
-def gelu_tanh32_serial(x, out, dydx):
-    """``gelu_tanh32`` on the calling thread (see ``run``)."""
-    if dydx.size == 0:
-        for i in range(x.size):
-            out[i], _ = _gelu_tanh_and_derivative(x[i])
-        return
-    for i in range(x.size):
-        out[i], dydx[i] = _gelu_tanh_and_derivative(x[i])
-
-
 # ---------------------------------------------------------------------- backward
 @kernel(_SIG32 + _SIG64, **_PAR)
 def mul(a, b, out):
@@ -412,21 +373,7 @@ def mul(a, b, out):
         out[i] = a[i] * b[i]
 
 
-#: The serial twin of each kernel that has one (for ``mul``, NumPy's product: as fast
-#: as a serial loop).
-_SERIAL = {gelu32: gelu32_serial, silu32: silu32_serial, gelu_tanh32: gelu_tanh32_serial,
-           mul: np.multiply}  # fmt: skip
-
-
 def run(kernel, *arrays) -> None:
-    """``kernel(*arrays)`` over flat arrays: in parallel when ``runtime.parallel`` says
-    their size is worth it, else its serial twin (or, without one, the kernel on one
-    thread: ``runtime.threads_for``)."""
-    size = arrays[0].size
-    if parallel(size):
-        kernel(*arrays)
-    elif kernel in _SERIAL:
-        _SERIAL[kernel](*arrays)
-    else:
-        threads_for(size)
-        kernel(*arrays)
+    """``kernel(*arrays)`` over flat arrays: in parallel, or its serial twin, as
+    ``runtime.parallel`` decides from their size."""
+    kernel.for_size(arrays[0].size)(*arrays)

@@ -41,7 +41,7 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import kernel
-from minigrad.kernels.runtime import contiguous, row_chunks, threads_for, vector
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
@@ -329,9 +329,8 @@ def forward(x, weight, bias, running_mean, running_var, training: bool, eps: flo
     running ones."""
     dt = x.dtype
     xv, layout = _channel_layout(x, dt)
-    stats, output, _, _ = _STEPS[layout]
+    stats, output, _, _ = [step.for_size(x.size) for step in _STEPS[layout]]
     n, c = x.shape[0], x.shape[1]
-    threads_for(x.size)
     if training:  # step 1: chunk statistics; step 2: merged in order
         per, chunks = row_chunks(n, x.size // max(1, n), c)
         partial = np.empty((chunks, 2, c))
@@ -356,12 +355,11 @@ def backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
     dt = x.dtype
     xv, layout = _channel_layout(x, dt)
     dyv, _ = _channel_layout(dy, dt)
-    _, _, sums, input_grad = _STEPS[layout]
+    _, _, sums, input_grad = [step.for_size(x.size) for step in _STEPS[layout]]
     n, c = x.shape[0], x.shape[1]
     per, chunks = row_chunks(n, x.size // max(1, n), c)
     mean_c = contiguous(mean, dt).reshape(c)
     partial = np.empty((chunks, 2, c))
-    threads_for(x.size)
     sums(dyv, xv, mean_c, per, partial)  # step 1: chunk sums
     dweight, dbias = np.empty(c), np.empty(c)
     a, b, d = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)

@@ -7,13 +7,15 @@ only.
 
 The caller takes ``seed`` from minigrad's seeded generator (one draw per mask), so
 ``mg.manual_seed`` reproduces every mask; and because a draw depends on its index alone,
-any split of the elements among threads gives the same mask bit for bit.
+any split of the elements among threads gives the same mask bit for bit: the kernel is a
+``prange`` over the elements (run in parallel or as its serial twin, ``runtime.parallel``).
 
 Design notes (2-core VM, a [2048, 512] float32 mask): NumPy's 16-bit integer draws, a
 comparison and a multiplication took 2.2 ms on one thread; this loop vectorizes (64-bit
 multiplies, AVX-512) and is a single pass that writes the float mask.
 """
 
+import numba
 import numpy as np
 
 from .jit import kernel
@@ -24,15 +26,15 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S48 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(48)
 _ONE = np.uint64(1)
 
-_SIGS = [f"void(uint64, uint64, float64, int64, int64, {t}[::1])" for t in ("float32", "float64")]
+_SIGS = [f"void(uint64, uint64, float64, {t}[::1])" for t in ("float32", "float64")]
 
 
-@kernel(_SIGS, nogil=True, error_model="numpy", cache=True)
-def dropout_mask_fill(seed, threshold, value, first, last, out):
-    """Write ``out[first:last]`` (flat): ``value`` where the draw keeps, else 0."""
+@kernel(_SIGS, parallel=True, nogil=True, error_model="numpy", cache=True)
+def dropout_mask_fill(seed, threshold, value, out):
+    """Write ``out`` (flat): ``value`` where the draw keeps, else 0."""
     keep = out.dtype.type(value)
     zero = out.dtype.type(0.0)
-    for i in range(first, last):
+    for i in numba.prange(out.size):
         z = seed + (np.uint64(i) + _ONE) * _GOLDEN
         z = (z ^ (z >> _S30)) * _MIX1
         z = (z ^ (z >> _S27)) * _MIX2

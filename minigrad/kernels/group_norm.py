@@ -11,9 +11,9 @@ Backward, with xhat = (x - mean_i) rstd_i, g = dy w_ch and K = cg * s:
     dx = rstd_i (g - (1/K) sum_row g - xhat (1/K) sum_row g xhat)
     dw_ch = sum over examples and positions of dy xhat        db_ch = sum of dy
 
-The statistics (NaN when the variance overflows, or on a constant row with eps=0), the
-chunked float64 sums and the fastmath choice are those of ``layer_norm.py`` (see its
-notes). The backward first sums dy and dy * xhat per channel
+The statistics (NaN when the sum of squares overflows x's dtype, or on a constant row
+with eps=0), the chunked float64 sums and the fastmath choice are those of
+``layer_norm.py`` (see its notes). The backward first sums dy and dy * xhat per channel
 of the row (two running sums over its ``s`` positions), which gives both the row's
 sums (weighted by w_ch) and that chunk's share of dweight and dbias.
 """
@@ -22,21 +22,19 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import kernel
-from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
+from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, :, ::1], {t}[::1], {t}[::1], int64, float64, {t}[:, :, ::1], {t}[::1], {t}[::1])"
     for t in ("float32", "float64")
 ]
 _BACKWARD = [
     f"void({t}[:, :, ::1], {t}[:, :, ::1], {t}[::1], int64, {t}[::1], {t}[::1], int64, "
-    f"boolean, {t}[:, :, ::1], float64[:, :, ::1], {t}[::1], {t}[::1])"
+    f"boolean, {t}[:, :, ::1], float64[:, :, ::1])"
     for t in ("float32", "float64")
 ]
-_BIG = np.finfo(np.float64).max
 
 
 @numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
@@ -55,7 +53,8 @@ def _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i):
     mean_d = sum_d / n
     var = max(sum_d2 / n - mean_d * mean_d, 0.0)
     mean[i] = shift + mean_d
-    rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
+    finite = np.isfinite(x.dtype.type(n * ((shift + mean_d) ** 2 + var)))  # as layer_norm
+    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
     m = mean[i]  # read back in x's dtype
     r = rstd[i]
     first = (i % groups) * cg
@@ -104,57 +103,20 @@ def _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, 
                     dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
 
 
-@numba.njit(**_JIT)
-def _add_chunks(partial, dweight, dbias):
-    """The chunks' sums added in one fixed order (chunk 0 first), whichever threads
-    computed them. Chunk by chunk, along its rows: walking down a column of ``partial``
-    instead misses the cache on every term (0.8 ms for [32, 2, 4096])."""
-    sum_dw = np.zeros(partial.shape[2])
-    sum_db = np.zeros(partial.shape[2])
-    for k in range(partial.shape[0]):
-        for j in range(partial.shape[2]):
-            sum_dw[j] += partial[k, 0, j]
-            sum_db[j] += partial[k, 1, j]
-    for j in range(partial.shape[2]):
-        dweight[j] = sum_dw[j]
-        dbias[j] = sum_db[j]
-
-
-@kernel(_FORWARD, **_PAR)
+@kernel(_FORWARD, parallel=True, **_JIT)
 def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
     """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
         _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
 
 
-@kernel(_FORWARD, **_JIT)
-def group_norm_forward_serial(x, weight, bias, groups, eps, y, mean, rstd):
-    """``group_norm_forward`` on the calling thread (small inputs)."""
-    for i in range(x.shape[0]):
-        _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
-
-
-@kernel(_BACKWARD, **_PAR)
-def group_norm_backward(
-    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
+@kernel(_BACKWARD, parallel=True, **_JIT)
+def group_norm_backward(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
     dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...)), then add the chunks in order into ``dweight`` and
-    ``dbias`` ([C]) on the calling thread."""
+    [k * rows_per_chunk, ...); ``layout.add_chunks``)."""
     for k in numba.prange(partial.shape[0]):
         _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
-    _add_chunks(partial, dweight, dbias)
-
-
-@kernel(_BACKWARD, **_JIT)
-def group_norm_backward_serial(
-    dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
-    """``group_norm_backward`` on the calling thread (the same chunks, the same bits)."""
-    for k in range(partial.shape[0]):
-        _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
-    _add_chunks(partial, dweight, dbias)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -165,8 +127,8 @@ def forward(x, weight, bias, num_groups: int, eps: float):
     x3 = contiguous(x, dt).reshape(rows, c // num_groups, -1)
     y = np.empty(x3.shape, dt)
     mean, rstd = np.empty(rows, dt), np.empty(rows, dt)
-    kernel = group_norm_forward if parallel(x.size) else group_norm_forward_serial
-    kernel(x3, vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0), num_groups, eps, y, mean, rstd)
+    w, b = vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0)
+    group_norm_forward.for_size(x.size)(x3, w, b, num_groups, eps, y, mean, rstd)
     keep = (n, num_groups, 1)
     return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
 
@@ -179,11 +141,12 @@ def backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
     per, chunks = row_chunks(rows, x.size // max(1, rows), c)
     dx = np.empty(x3.shape if need_dx else (0, 0, 0), dt)
     partial = np.empty((chunks, 2, c))
-    dweight, dbias = np.empty(c, dt), np.empty(c, dt)
-    kernel = group_norm_backward if parallel(x.size) else group_norm_backward_serial
-    kernel(
+    group_norm_backward.for_size(x.size)(
         contiguous(dy, dt).reshape(x3.shape), x3, vector(weight, c, dt, 1.0), num_groups,
         contiguous(mean, dt).reshape(rows), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
-        partial, dweight, dbias,
+        partial,
     )  # fmt: skip
+    sums = np.empty((2, c), dt)
+    add_chunks(partial, sums)
+    dweight, dbias = sums
     return dx.reshape(x.shape) if need_dx else None, None if weight is None else dweight, dbias

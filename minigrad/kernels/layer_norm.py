@@ -16,20 +16,23 @@ Design notes (measured on a 2-core AMD EPYC, float32):
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
   cancellation loses at most a factor ``n`` of float64's precision: far below float32's
   (1e4 + N(0, 1) gets the right variance; the same bits as two passes on the benchmark
-  shapes, at 1.3-2.5x the speed). float32 rows near 1e30 do not overflow. A variance
-  that overflows float64 gives NaN (as PyTorch), never plausible zeros; ``eps=0`` on a
-  constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
+  shapes, at 1.3-2.5x the speed). A row whose sum of squares n (mean^2 + var) is beyond
+  x's dtype (float32: |x| around 1e19 and above, e.g. rows near 1e30) gives NaN, as the
+  reference and composite implementations (their float32 sums overflow) and PyTorch's
+  float32 LayerNorm near 1e30 do; the float64 sums would have the answer, but the three
+  implementations agree.
+  ``eps=0`` on a constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
   ZeroDivisionError).
 - ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
   and does not vectorize it (1.5-2.4x slower); NaN / inf semantics are kept.
 - dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
-  (``runtime.row_chunks``), each chunk sums into its own float64 row of ``partial``
-  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``), the
-  wrapper adds the rows in order: bit-identical on any thread count.
+  (``layout.row_chunks``), each chunk sums into its own float64 row of ``partial``
+  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``), and
+  ``layout.add_chunks`` adds the rows in order: bit-identical on any thread count.
 - Rows of ``WIDE_ROWS`` values or more take the backward four rows at a time
   (``_wide_rows``): their block sums do not fit in L1.
-- Each kernel has a twin ``*_serial`` (the same row code in a plain loop) that the
-  wrapper calls for small inputs (``runtime.parallel``): no thread pool at all there.
+- Each kernel is a ``prange`` over rows (or chunks) with a serial twin compiled from the
+  same function (``jit.kernel``); ``runtime.parallel`` picks one by the input's size.
 """
 
 import math
@@ -38,21 +41,19 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import kernel
-from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
+from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, ::1], {t}[::1], {t}[::1], float64, {t}[:, ::1], {t}[::1], {t}[::1])"
     for t in ("float32", "float64")
 ]
 _BACKWARD = [
     f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], {t}[::1], int64, boolean, "
-    f"{t}[:, ::1], float64[:, :, ::1], {t}[::1], {t}[::1])"
+    f"{t}[:, ::1], float64[:, :, ::1])"
     for t in ("float32", "float64")
 ]
-_BIG = np.finfo(np.float64).max
 BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see below)
 WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
 
@@ -71,7 +72,9 @@ def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
     mean_d = sum_d / n
     var = max(sum_d2 / n - mean_d * mean_d, 0.0)
     mean[i] = shift + mean_d
-    rstd[i] = 1.0 / np.sqrt(var + eps) if var <= _BIG else np.nan
+    squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
+    finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
+    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
     m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
     r = rstd[i]
     for j in range(n):
@@ -187,57 +190,20 @@ def _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
             db[j] += (((zero + d0) + d1) + d2) + d3
 
 
-@numba.njit(**_JIT)
-def _add_chunks(partial, dweight, dbias):
-    """The chunks' sums added in one fixed order (chunk 0 first), whichever threads
-    computed them. Chunk by chunk, along its rows: walking down a column of ``partial``
-    instead misses the cache on every term (0.8 ms for [32, 2, 4096])."""
-    sum_dw = np.zeros(partial.shape[2])
-    sum_db = np.zeros(partial.shape[2])
-    for k in range(partial.shape[0]):
-        for j in range(partial.shape[2]):
-            sum_dw[j] += partial[k, 0, j]
-            sum_db[j] += partial[k, 1, j]
-    for j in range(partial.shape[2]):
-        dweight[j] = sum_dw[j]
-        dbias[j] = sum_db[j]
-
-
-@kernel(_FORWARD, **_PAR)
+@kernel(_FORWARD, parallel=True, **_JIT)
 def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
     """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
         _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
 
 
-@kernel(_FORWARD, **_JIT)
-def layer_norm_forward_serial(x, weight, bias, eps, y, mean, rstd):
-    """``layer_norm_forward`` on the calling thread (small inputs, see ``runtime.py``)."""
-    for i in range(x.shape[0]):
-        _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
-
-
-@kernel(_BACKWARD, **_PAR)
-def layer_norm_backward(
-    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
-    """Write ``dx`` ([rows, n], if ``need_dx``), ``dweight`` and ``dbias`` ([n]). Chunk k
-    sums rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
-    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64, scratch); then the calling
-    thread adds the chunks in order."""
+@kernel(_BACKWARD, parallel=True, **_JIT)
+def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial):
+    """Write ``dx`` ([rows, n], if ``need_dx``); chunk k sums the dweight and dbias terms
+    of rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
+    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64; ``layout.add_chunks``)."""
     for k in numba.prange(partial.shape[0]):
         _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
-    _add_chunks(partial, dweight, dbias)
-
-
-@kernel(_BACKWARD, **_JIT)
-def layer_norm_backward_serial(
-    dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, dweight, dbias
-):
-    """``layer_norm_backward`` on the calling thread (the same chunks, the same bits)."""
-    for k in range(partial.shape[0]):
-        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
-    _add_chunks(partial, dweight, dbias)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -252,8 +218,7 @@ def forward(x, weight, bias, normalized_ndim: int, eps: float):
     y = np.empty((rows, n), dt)
     mean, rstd = np.empty(rows, dt), np.empty(rows, dt)
     w, b = vector(weight, n, dt, 1.0), vector(bias, n, dt, 0.0)
-    kernel = layer_norm_forward if parallel(x.size) else layer_norm_forward_serial
-    kernel(x2, w, b, eps, y, mean, rstd)
+    layer_norm_forward.for_size(x.size)(x2, w, b, eps, y, mean, rstd)
     keep = lead + (1,) * normalized_ndim
     return y.reshape(x.shape), mean.reshape(keep), rstd.reshape(keep)
 
@@ -267,13 +232,14 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     per, chunks = row_chunks(rows, n, n)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
     partial = np.empty((chunks, 2, n))
-    dweight, dbias = np.empty(n, dt), np.empty(n, dt)
-    kernel = layer_norm_backward if parallel(x.size) else layer_norm_backward_serial
-    kernel(
+    layer_norm_backward.for_size(x.size)(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
-        contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial, dweight, dbias,
+        contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
     )  # fmt: skip
+    sums = np.empty((2, n), dt)
+    add_chunks(partial, sums)
+    dweight, dbias = sums
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),

@@ -18,18 +18,17 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import kernel
-from minigrad.kernels.runtime import contiguous, parallel, row_chunks, vector
+from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
 BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see _backward_chunk)
-_PAR = dict(_JIT, parallel=True)
 _FORWARD = [
     f"void({t}[:, ::1], {t}[::1], float64, {t}[:, ::1], {t}[::1])" for t in ("float32", "float64")
 ]
 _BACKWARD = [
     f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], int64, boolean, {t}[:, ::1], "
-    f"float64[:, ::1], {t}[::1])"
+    f"float64[:, :, ::1])"
     for t in ("float32", "float64")
 ]
 
@@ -54,7 +53,7 @@ def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k
     added in x's dtype over blocks of ``BLOCK_ROWS`` rows and the blocks into float64 (as
     ``layer_norm._backward_chunk``)."""
     rows, n = x.shape
-    dw = partial[k]
+    dw = partial[k, 0]
     dw[:] = 0.0
     block_w = np.zeros(n, x.dtype)
     lo = k * rows_per_chunk
@@ -77,47 +76,19 @@ def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k
                 block_w[j] = 0.0
 
 
-@numba.njit(**_JIT)
-def _add_chunks(partial, dweight):
-    """The chunks' sums added in one fixed order (chunk 0 first), whichever threads
-    computed them; chunk by chunk, as in ``layer_norm._add_chunks``."""
-    total = np.zeros(partial.shape[1])
-    for k in range(partial.shape[0]):
-        for j in range(partial.shape[1]):
-            total[j] += partial[k, j]
-    for j in range(partial.shape[1]):
-        dweight[j] = total[j]
-
-
-@kernel(_FORWARD, **_PAR)
+@kernel(_FORWARD, parallel=True, **_JIT)
 def rms_norm_forward(x, weight, eps, y, rstd):
     """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
         _normalize_row(x, weight, eps, y, rstd, i)
 
 
-@kernel(_FORWARD, **_JIT)
-def rms_norm_forward_serial(x, weight, eps, y, rstd):
-    """``rms_norm_forward`` on the calling thread (small inputs)."""
-    for i in range(x.shape[0]):
-        _normalize_row(x, weight, eps, y, rstd, i)
-
-
-@kernel(_BACKWARD, **_PAR)
-def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
-    """Write ``dx`` ([rows, n], if ``need_dx``) and ``dweight`` ([n]): the chunks' sums
-    (``partial`` [chunks, n], float64, scratch) added in order on the calling thread."""
+@kernel(_BACKWARD, parallel=True, **_JIT)
+def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
+    """Write ``dx`` ([rows, n], if ``need_dx``) and chunk k's sum of the dweight terms
+    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64; ``layout.add_chunks``)."""
     for k in numba.prange(partial.shape[0]):
         _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
-    _add_chunks(partial, dweight)
-
-
-@kernel(_BACKWARD, **_JIT)
-def rms_norm_backward_serial(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, dweight):
-    """``rms_norm_backward`` on the calling thread (the same chunks, the same bits)."""
-    for k in range(partial.shape[0]):
-        _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
-    _add_chunks(partial, dweight)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -127,8 +98,8 @@ def forward(x, weight, normalized_ndim: int, eps: float):
     rows, n = math.prod(lead), math.prod(x.shape[x.ndim - normalized_ndim :])
     dt = x.dtype
     y, rstd = np.empty((rows, n), dt), np.empty(rows, dt)
-    kernel = rms_norm_forward if parallel(x.size) else rms_norm_forward_serial
-    kernel(contiguous(x, dt).reshape(rows, n), vector(weight, n, dt, 1.0), eps, y, rstd)
+    x2, w = contiguous(x, dt).reshape(rows, n), vector(weight, n, dt, 1.0)
+    rms_norm_forward.for_size(x.size)(x2, w, eps, y, rstd)
     return y.reshape(x.shape), None, rstd.reshape(lead + (1,) * normalized_ndim)
 
 
@@ -140,13 +111,12 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     dt = x.dtype
     per, chunks = row_chunks(rows, n, n)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
-    partial, dweight = np.empty((chunks, n)), np.empty(n, dt)
-    kernel = rms_norm_backward if parallel(x.size) else rms_norm_backward_serial
-    kernel(
+    partial, dweight = np.empty((chunks, 1, n)), np.empty((1, n), dt)
+    rms_norm_backward.for_size(x.size)(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
-        dweight,
     )  # fmt: skip
+    add_chunks(partial, dweight)
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),

@@ -139,7 +139,7 @@ def test_each_serial_twin_writes_the_bits_of_its_parallel_kernel(name, with_deri
     x = (rng.standard_normal(70_000) * 6).astype(np.float32)
     x[:4] = [np.nan, np.inf, -np.inf, -0.0]
     outs = []
-    for kernel in (getattr(K, name), getattr(K, name + "_serial")):
+    for kernel in (getattr(K, name), getattr(K, name).serial):
         y = np.empty_like(x)
         d = np.empty_like(x) if with_derivative else x[:0]
         kernel(x, y, d)
@@ -154,13 +154,13 @@ def test_run_calls_the_serial_twin_when_the_runtime_says_serial(monkeypatch):
     from minigrad.kernels import runtime
 
     calls = []
-    monkeypatch.setitem(K._SERIAL, K.mul, lambda *arrays: calls.append("serial"))
+    monkeypatch.setattr(K.mul, "serial", lambda *arrays: calls.append("serial"))
     a = np.ones(runtime.PARALLEL_MIN_ELEMENTS, dtype=np.float32)
     out = np.empty_like(a)
-    monkeypatch.setattr(K, "parallel", lambda size: False)
+    monkeypatch.setattr(runtime, "parallel", lambda size: False)
     K.run(K.mul, a, a, out)
     assert calls == ["serial"]
-    monkeypatch.setattr(K, "parallel", lambda size: True)
+    monkeypatch.setattr(runtime, "parallel", lambda size: True)
     out[:] = 0
     K.run(K.mul, a, a, out)  # the parallel kernel itself
     assert calls == ["serial"] and (out == 1).all()

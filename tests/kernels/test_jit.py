@@ -80,10 +80,10 @@ def test_a_float32_layer_norm_loads_no_float64_kernel():
         """
         import numpy as np
         from minigrad.kernels import layer_norm as k
-        kernels = [k.layer_norm_forward, k.layer_norm_forward_serial,
-                   k.layer_norm_backward, k.layer_norm_backward_serial]
+        kernels = [k.layer_norm_forward, k.layer_norm_forward.serial,
+                   k.layer_norm_backward, k.layer_norm_backward.serial]
         before = [len(d.signatures) for d in kernels]
-        k.layer_norm_forward_serial(np.ones((4, 8), np.float32), np.ones(8, np.float32),
+        k.layer_norm_forward.serial(np.ones((4, 8), np.float32), np.ones(8, np.float32),
                                     np.zeros(8, np.float32), 1e-5,
                                     np.empty((4, 8), np.float32), np.empty(4, np.float32),
                                     np.empty(4, np.float32))

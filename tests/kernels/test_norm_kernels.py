@@ -79,8 +79,14 @@ def _reference_of(name):
     return run
 
 
+@pytest.fixture
+def parallel_from_small_sizes(monkeypatch):
+    """The parallel kernels for these test shapes too (the threshold is far above them)."""
+    monkeypatch.setattr(runtime, "PARALLEL_MIN_ELEMENTS", 1 << 12)
+
+
 @pytest.mark.parametrize("name", NORMS)
-def test_parallel_sizes_match_the_reference_in_float64(name):
+def test_parallel_sizes_match_the_reference_in_float64(name, parallel_from_small_sizes):
     fn, shape, axis = NORMS[name]
     assert np.prod(shape) >= runtime.PARALLEL_MIN_ELEMENTS  # the multi-threaded path
     args = _inputs(shape, axis, np.float64)
@@ -89,7 +95,7 @@ def test_parallel_sizes_match_the_reference_in_float64(name):
 
 
 @pytest.mark.parametrize("name", NORMS)
-def test_bit_identical_across_runs_and_thread_counts(name, monkeypatch):
+def test_bit_identical_across_runs_and_thread_counts(name, parallel_from_small_sizes, monkeypatch):
     fn, shape, axis = NORMS[name]
     args = _inputs(shape, axis, np.float32)
     runs = [fn(*args), fn(*args)]

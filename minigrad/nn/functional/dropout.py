@@ -15,15 +15,9 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.autograd.function import Function
-from minigrad.kernels.runtime import get_num_threads
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["dropout"]
-
-
-#: Masks of at least this many elements are drawn by several threads (the draws depend
-#: on (seed, index) only, so the split changes nothing).
-PARALLEL_MIN_ELEMENTS = 1 << 17
 
 
 def dropout_mask(shape, dtype, p: float) -> np.ndarray:
@@ -32,7 +26,8 @@ def dropout_mask(shape, dtype, p: float) -> np.ndarray:
     One 63-bit seed is drawn from minigrad's generator (``mg.manual_seed`` reproduces the
     mask); element i keeps when the top 16 bits of SplitMix64's i-th output from that seed
     are >= round(p * 65536) (``minigrad/kernels/dropout.py``: one vectorized pass, shared
-    among threads). p is thereby rounded to a multiple of 1/65536 (an error below 8e-6).
+    among threads as ``runtime.parallel`` decides). p is thereby rounded to a multiple of
+    1/65536 (an error below 8e-6).
     """
     if p >= 1:
         return np.zeros(shape, dtype=dtype)
@@ -42,19 +37,8 @@ def dropout_mask(shape, dtype, p: float) -> np.ndarray:
     threshold = np.uint64(min(round(p * 65536), 65535))
     value = 1.0 / (1.0 - p)
     work = np.dtype(dtype) if np.dtype(dtype) in (np.float32, np.float64) else np.float32
-    n = math.prod(shape)
-    out = np.empty(n, dtype=work)
-    threads = min(get_num_threads(), 8)
-    if n < PARALLEL_MIN_ELEMENTS or threads == 1:
-        dropout_mask_fill(seed, threshold, value, 0, n, out)
-    else:
-        from minigrad.kernels.runtime import share
-
-        bounds = [n * i // threads for i in range(threads + 1)]
-        share(
-            lambda i: dropout_mask_fill(seed, threshold, value, bounds[i], bounds[i + 1], out),
-            threads,
-        )
+    out = np.empty(math.prod(shape), dtype=work)
+    dropout_mask_fill.for_size(out.size)(seed, threshold, value, out)
     return out.reshape(shape).astype(dtype, copy=False)
 
 

@@ -17,15 +17,14 @@ import numpy as np
 
 from minigrad._constant import constant
 from minigrad._format import shape_str
-from minigrad.autograd.function import Function
 from minigrad.nn.norms.common import (
+    NormFunction,
     affine,
     check_channels_first,
     check_input,
     check_param,
     data,
     in_float32_if_half,
-    keep_needed,
     resolve_impl,
     standardize,
     standardize_backward,
@@ -103,47 +102,31 @@ def update_running_stats(running_mean, running_var, mean, var, n: int, momentum:
         running_var += momentum * unbiased
 
 
-def _kernels():
-    from minigrad.kernels import batch_norm  # imported on first use: it imports numba
-
-    return batch_norm
-
-
-class BatchNormFunction(Function):
+class BatchNormFunction(NormFunction):
     """``batch_norm`` on arrays: the reference lines above, or the fused kernels. In
     training it also updates the running statistics (if given)."""
 
+    kernels = "batch_norm"
+    reference_forward = staticmethod(batch_norm_forward)
+    reference_backward = staticmethod(batch_norm_backward)
+
     @staticmethod
-    def forward(ctx, x, weight, bias, running_mean, running_var, training, momentum, eps, fused):
-        run = _kernels().forward if fused else batch_norm_forward
+    def forward(ctx, x, weight, bias, training, eps, fused, running_mean, running_var, momentum):
+        forward = ctx.implementation(fused)[0]
         rm, rv = data(running_mean), data(running_var)
-        y, mean, rstd, var = run(x._data, data(weight), data(bias), rm, rv, training, eps)
+        y, mean, rstd, var = forward(x._data, data(weight), data(bias), rm, rv, training, eps)
         if training and rm is not None:
             update_running_stats(rm, rv, mean, var, x._data.size // x.shape[1], momentum)
         ctx.save_for_backward(x, weight, mean, rstd)
-        ctx.training, ctx.eps, ctx.fused = training, eps, fused
+        ctx.option, ctx.eps, ctx.fused = training, eps, fused
         return y
 
-    @staticmethod
-    def backward_array(ctx, dy):
-        x, weight, mean, rstd = ctx.saved_arrays
-        run = _kernels().backward if ctx.fused else batch_norm_backward
-        grads = run(dy, x, weight, mean, rstd, ctx.training, ctx.needs_input_grad[0])
-        return keep_needed(ctx, *grads) + (None,) * 6
-
-    @staticmethod
-    def backward(ctx, dy):
-        """The same lines on Tensors: a backward that can itself be differentiated
-        (``create_graph=True``). Batch statistics are recomputed from x; eval ones are
-        constants."""
-        x, weight, mean, rstd = ctx.saved_tensors
-        if ctx.training:
-            mean, _, _, rstd = standardize(x, _axes(x), ctx.eps)
-        else:
-            mean, rstd = constant(mean), constant(rstd)
-        grads = batch_norm_backward(dy, x, weight, mean, rstd, ctx.training,
-                                    ctx.needs_input_grad[0])  # fmt: skip
-        return keep_needed(ctx, *grads) + (None,) * 6
+    def statistics(self, x, mean, rstd):
+        """Batch statistics are recomputed from x; eval ones are constants."""
+        if self.option:
+            mean, _, _, rstd = standardize(x, _axes(x), self.eps)
+            return mean, rstd
+        return constant(mean), constant(rstd)
 
 
 def check_values_per_channel(x: Tensor) -> None:
@@ -229,7 +212,7 @@ def batch_norm(
                                  n, momentum)  # fmt: skip
     else:
         y = BatchNormFunction.apply(
-            x, weight, bias, running_mean, running_var, use_batch_stats, momentum, float(eps),
-            impl == "fused",
+            x, weight, bias, use_batch_stats, float(eps), impl == "fused", running_mean,
+            running_var, momentum,
         )  # fmt: skip
     return y if half is None else y.to(half)

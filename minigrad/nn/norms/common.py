@@ -10,9 +10,9 @@ Every norm standardizes ``x`` over some axes, then applies an affine map::
 ``standardize`` and ``standardize_backward`` use only operations that NumPy arrays and
 minigrad Tensors both have, so the same lines serve the reference implementation (on
 arrays), the composite one (on Tensors: autograd records every step) and the backward
-of a backward (``create_graph=True``). A variance that overflows gives NaN, as in
-PyTorch, never plausible zeros (the fused kernels sum float32 rows in float64, so rows
-near 1e30 that overflow float32's sums still come out right there).
+of a backward (``create_graph=True``). A row whose sum of squares overflows its dtype
+(float32 rows near 1e30) gives NaN in all three implementations, as in PyTorch, never
+plausible zeros.
 
 The implementation is chosen per call (``impl=``) or for a block::
 
@@ -26,16 +26,19 @@ The choice is process-wide, like the grad mode; the innermost ``norm_impl`` wins
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from minigrad._format import shape_str
+from minigrad.autograd.function import Function
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
     "IMPLEMENTATIONS",
+    "NormFunction",
     "current_impl",
     "norm_impl",
     "standardize",
@@ -76,13 +79,19 @@ def rsqrt(a):
 
 def standardize(x, axes: tuple, eps: float):
     """``(mean, xmu, var, rstd)`` of ``x`` over ``axes`` (kept as size-1 dims): two passes,
-    the mean first, then the biased variance of the deviations from it."""
+    the mean first, then the biased variance of the deviations from it.
+
+    A row whose sum of squares ``n (mean^2 + var)`` overflows its dtype (float32: |x|
+    around 1e19 and above, rows near 1e30) gets NaN, as the fused kernels do and as
+    PyTorch does near 1e30, never plausible zeros.
+    """
     mean = mean_over(x, axes)
     xmu = x - mean
     var = mean_over(xmu * xmu, axes)
     rstd = rsqrt(var + eps)
-    if np.isinf(var if isinstance(var, np.ndarray) else var._data).any():
-        rstd = rstd * (var * 0.0 + 1.0)  # NaN where var overflowed (inf * 0), not 0
+    squares = (mean * mean + var) * float(count(x.shape, axes))  # sum of x^2
+    if np.isinf(squares if isinstance(squares, np.ndarray) else squares._data).any():
+        rstd = rstd * (squares * 0.0 + 1.0)  # NaN where it overflowed (inf * 0), else 1
     return mean, xmu, var, rstd
 
 
@@ -99,7 +108,7 @@ def standardize_backward(g_xhat, xmu, rstd, axes: tuple):
     """
     n = count(xmu.shape, axes)
     g_rstd = sum_over(g_xhat * xmu, axes)
-    g_var = g_rstd * (-0.5) * rstd**3
+    g_var = g_rstd * rstd * rstd * rstd * (-0.5)  # rstd^3 alone underflows for large x
     g_xmu = g_xhat * rstd + g_var * (2.0 / n) * xmu
     g_mean = -sum_over(g_xmu, axes)
     return g_xmu + g_mean * (1.0 / n)
@@ -121,9 +130,54 @@ def data(t):
 
 
 def keep_needed(ctx, *grads) -> tuple:
-    """The gradients in ``forward``'s argument order, None where none was asked for."""
+    """The gradients in ``forward``'s argument order (None for the arguments after
+    them), None where none was asked for."""
     needs = ctx.needs_input_grad
+    grads = grads + (None,) * (len(needs) - len(grads))
     return tuple([g if need else None for g, need in zip(grads, needs)])
+
+
+class NormFunction(Function):
+    """The autograd Function pattern of every norm.
+
+    A norm's Function gives ``kernels`` (its module in ``minigrad/kernels/``), its
+    reference ``reference_forward`` / ``reference_backward`` on arrays, and
+    ``statistics``; its ``forward`` runs ``ctx.implementation(fused)`` and saves
+    ``(x, weight, mean, rstd)``, ``ctx.option`` (its one setting: normalized_ndim,
+    num_groups or training), ``ctx.eps`` and ``ctx.fused``. The two backwards are
+    shared: ``backward_array`` runs the same implementation on arrays (the engine's
+    path), ``backward`` the reference lines on Tensors, so that it can itself be
+    differentiated (``create_graph=True``).
+    """
+
+    kernels = ""
+
+    def implementation(self, fused: bool) -> tuple:
+        """``(forward, backward)`` on arrays: the reference lines, or the wrappers of the
+        fused kernels (the same signatures)."""
+        if not fused:
+            return self.reference_forward, self.reference_backward
+        module = importlib.import_module(f"minigrad.kernels.{self.kernels}")  # imports numba
+        return module.forward, module.backward
+
+    def statistics(self, x: Tensor, mean, rstd) -> tuple:
+        """``(mean, rstd)`` as Tensors that depend on ``x`` (recomputed from it)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def backward_array(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_arrays
+        backward = ctx.implementation(ctx.fused)[1]
+        grads = backward(dy, x, weight, mean, rstd, ctx.option, ctx.needs_input_grad[0])
+        return keep_needed(ctx, *grads)
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, weight, mean, rstd = ctx.saved_tensors
+        mean, rstd = ctx.statistics(x, mean, rstd)
+        need_dx = ctx.needs_input_grad[0]
+        grads = ctx.reference_backward(dy, x, weight, mean, rstd, ctx.option, need_dx)
+        return keep_needed(ctx, *grads)
 
 
 # ------------------------------------------------------------- choosing the implementation

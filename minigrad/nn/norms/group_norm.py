@@ -18,15 +18,14 @@ import math
 import numpy as np
 
 from minigrad._format import shape_str
-from minigrad.autograd.function import Function
 from minigrad.nn.norms.common import (
+    NormFunction,
     affine,
     check_channels_first,
     check_input,
     check_param,
     data,
     in_float32_if_half,
-    keep_needed,
     resolve_impl,
     standardize,
     standardize_backward,
@@ -66,39 +65,24 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
     return g_x.reshape(x.shape), g_weight, g_bias
 
 
-def _kernels():
-    from minigrad.kernels import group_norm  # imported on first use: it imports numba
-
-    return group_norm
-
-
-class GroupNormFunction(Function):
+class GroupNormFunction(NormFunction):
     """``group_norm`` on arrays: the reference lines above, or the fused kernels."""
+
+    kernels = "group_norm"
+    reference_forward = staticmethod(group_norm_forward)
+    reference_backward = staticmethod(group_norm_backward)
 
     @staticmethod
     def forward(ctx, x, weight, bias, num_groups, eps, fused):
-        run = _kernels().forward if fused else group_norm_forward
-        y, mean, rstd = run(x._data, data(weight), data(bias), num_groups, eps)
+        forward = ctx.implementation(fused)[0]
+        y, mean, rstd = forward(x._data, data(weight), data(bias), num_groups, eps)
         ctx.save_for_backward(x, weight, mean, rstd)
-        ctx.num_groups, ctx.eps, ctx.fused = num_groups, eps, fused
+        ctx.option, ctx.eps, ctx.fused = num_groups, eps, fused
         return y
 
-    @staticmethod
-    def backward_array(ctx, dy):
-        x, weight, mean, rstd = ctx.saved_arrays
-        run = _kernels().backward if ctx.fused else group_norm_backward
-        grads = run(dy, x, weight, mean, rstd, ctx.num_groups, ctx.needs_input_grad[0])
-        return keep_needed(ctx, *grads) + (None, None, None)
-
-    @staticmethod
-    def backward(ctx, dy):
-        """The same lines on Tensors, the statistics recomputed from x: a backward that
-        can itself be differentiated (``create_graph=True``)."""
-        x, weight, _, _ = ctx.saved_tensors
-        g = ctx.num_groups
-        mean, _, _, rstd = standardize(_grouped(x, g), (2,), ctx.eps)
-        grads = group_norm_backward(dy, x, weight, mean, rstd, g, ctx.needs_input_grad[0])
-        return keep_needed(ctx, *grads) + (None, None, None)
+    def statistics(self, x, mean, rstd):
+        mean, _, _, rstd = standardize(_grouped(x, self.option), (2,), self.eps)
+        return mean, rstd
 
 
 def group_norm(

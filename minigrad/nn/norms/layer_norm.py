@@ -13,15 +13,14 @@ Numba kernels of ``minigrad/kernels/layer_norm.py`` (same signatures).
 
 from __future__ import annotations
 
-from minigrad.autograd.function import Function
 from minigrad.nn.norms.common import (
+    NormFunction,
     affine,
     check_input,
     check_param,
     check_trailing,
     data,
     in_float32_if_half,
-    keep_needed,
     normalized_shape_tuple,
     resolve_impl,
     standardize,
@@ -55,39 +54,25 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
     return g_x, g_weight, g_bias
 
 
-def _kernels():
-    from minigrad.kernels import layer_norm  # imported on first use: it imports numba
-
-    return layer_norm
-
-
-class LayerNormFunction(Function):
+class LayerNormFunction(NormFunction):
     """``layer_norm`` on arrays: the reference lines above, or the fused kernels."""
+
+    kernels = "layer_norm"
+    reference_forward = staticmethod(layer_norm_forward)
+    reference_backward = staticmethod(layer_norm_backward)
 
     @staticmethod
     def forward(ctx, x, weight, bias, normalized_ndim, eps, fused):
-        run = _kernels().forward if fused else layer_norm_forward
-        y, mean, rstd = run(x._data, data(weight), data(bias), normalized_ndim, eps)
+        forward = ctx.implementation(fused)[0]
+        y, mean, rstd = forward(x._data, data(weight), data(bias), normalized_ndim, eps)
         ctx.save_for_backward(x, weight, mean, rstd)
-        ctx.normalized_ndim, ctx.eps, ctx.fused = normalized_ndim, eps, fused
+        ctx.option, ctx.eps, ctx.fused = normalized_ndim, eps, fused
         return y
 
-    @staticmethod
-    def backward_array(ctx, dy):
-        x, weight, mean, rstd = ctx.saved_arrays
-        run = _kernels().backward if ctx.fused else layer_norm_backward
-        grads = run(dy, x, weight, mean, rstd, ctx.normalized_ndim, ctx.needs_input_grad[0])
-        return keep_needed(ctx, *grads) + (None, None, None)
-
-    @staticmethod
-    def backward(ctx, dy):
-        """The same lines on Tensors, the statistics recomputed from x: a backward that
-        can itself be differentiated (``create_graph=True``)."""
-        x, weight, _, _ = ctx.saved_tensors
-        nd = ctx.normalized_ndim
-        mean, _, _, rstd = standardize(x, tuple(range(x.ndim - nd, x.ndim)), ctx.eps)
-        grads = layer_norm_backward(dy, x, weight, mean, rstd, nd, ctx.needs_input_grad[0])
-        return keep_needed(ctx, *grads) + (None, None, None)
+    def statistics(self, x, mean, rstd):
+        axes = tuple(range(x.ndim - self.option, x.ndim))
+        mean, _, _, rstd = standardize(x, axes, self.eps)
+        return mean, rstd
 
 
 def layer_norm(

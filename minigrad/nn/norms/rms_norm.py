@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.autograd.function import Function
 from minigrad.nn.norms.common import (
+    NormFunction,
     affine,
     check_input,
     check_param,
@@ -22,7 +22,6 @@ from minigrad.nn.norms.common import (
     count,
     data,
     in_float32_if_half,
-    keep_needed,
     mean_over,
     normalized_shape_tuple,
     resolve_impl,
@@ -68,40 +67,23 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
     return g_x, g_weight, None
 
 
-def _kernels():
-    from minigrad.kernels import rms_norm  # imported on first use: it imports numba
-
-    return rms_norm
-
-
-class RMSNormFunction(Function):
+class RMSNormFunction(NormFunction):
     """``rms_norm`` on arrays: the reference lines above, or the fused kernels."""
+
+    kernels = "rms_norm"
+    reference_forward = staticmethod(rms_norm_forward)
+    reference_backward = staticmethod(rms_norm_backward)
 
     @staticmethod
     def forward(ctx, x, weight, normalized_ndim, eps, fused):
-        run = _kernels().forward if fused else rms_norm_forward
-        y, _, rstd = run(x._data, data(weight), normalized_ndim, eps)
-        ctx.save_for_backward(x, weight, rstd)
-        ctx.normalized_ndim, ctx.eps, ctx.fused = normalized_ndim, eps, fused
+        forward = ctx.implementation(fused)[0]
+        y, mean, rstd = forward(x._data, data(weight), normalized_ndim, eps)
+        ctx.save_for_backward(x, weight, mean, rstd)  # mean: None
+        ctx.option, ctx.eps, ctx.fused = normalized_ndim, eps, fused
         return y
 
-    @staticmethod
-    def backward_array(ctx, dy):
-        x, weight, rstd = ctx.saved_arrays
-        run = _kernels().backward if ctx.fused else rms_norm_backward
-        nd, need_dx = ctx.normalized_ndim, ctx.needs_input_grad[0]
-        g_x, g_weight, _ = run(dy, x, weight, None, rstd, nd, need_dx)
-        return keep_needed(ctx, g_x, g_weight) + (None, None, None)
-
-    @staticmethod
-    def backward(ctx, dy):
-        """The same lines on Tensors, rstd recomputed from x: a backward that can itself
-        be differentiated (``create_graph=True``)."""
-        x, weight, _ = ctx.saved_tensors
-        nd, need_dx = ctx.normalized_ndim, ctx.needs_input_grad[0]
-        rstd = _rstd(x, tuple(range(x.ndim - nd, x.ndim)), ctx.eps)
-        g_x, g_weight, _ = rms_norm_backward(dy, x, weight, None, rstd, nd, need_dx)
-        return keep_needed(ctx, g_x, g_weight) + (None, None, None)
+    def statistics(self, x, mean, rstd):
+        return None, _rstd(x, tuple(range(x.ndim - self.option, x.ndim)), self.eps)
 
 
 def rms_norm(

@@ -101,9 +101,10 @@ def test_fused_kernels_follow_mg_set_num_threads():
         "import minigrad as mg, minigrad.nn.functional as F, numba; "
         "from minigrad.kernels import runtime; "
         "mg.set_num_threads(1); F.layer_norm(mg.randn(300, 200), 200); "
-        "assert not runtime.parallel(60000); "
+        "assert not runtime.parallel(runtime.PARALLEL_MIN_ELEMENTS); "
         "mg.set_num_threads(2); F.layer_norm(mg.randn(300, 200), 200); "
-        "assert runtime.parallel(60000) and numba.get_num_threads() == 2, numba.get_num_threads()"
+        "assert runtime.parallel(runtime.PARALLEL_MIN_ELEMENTS) and numba.get_num_threads() == 2, "
+        "numba.get_num_threads()"
     )
     env = dict(__import__("os").environ, NUMBA_NUM_THREADS="2")
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
