@@ -26,9 +26,8 @@ Design notes (measured on the 2-core VM, float32, one layer of the benchmark mod
 - A row whose every key is masked (maximum ``-inf``) gets all-zero weights, so its
   output is zero and no gradient flows through it (as PyTorch's SDPA does).
 - The kernels are serial: they always run right after a matrix product (the scores,
-  or dO V^T), while OpenBLAS's idle workers spin on the other core
-  (``runtime.products_ran``), and sharing their blocks between two threads there
-  measured 0.99x the time of a training step. ``bias`` and ``keep`` are absent when empty;
+  or dO V^T), while OpenBLAS's idle workers spin on the other core, and sharing their
+  blocks between two threads there measured 0.99x the time of a training step. ``bias`` and ``keep`` are absent when empty;
   ``bias`` may have any strides (a broadcast mask has stride 0).
 """
 
