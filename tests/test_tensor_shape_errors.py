@@ -55,7 +55,8 @@ def _outcome(lib, nd, call):
     try:
         out = call(lib, x)
     except Exception as e:  # noqa: BLE001  (the class is the outcome)
-        return type(e).__name__
+        # a minigrad error class (ShapeError) counts as the built-in class it extends first
+        return next(c for c in type(e).__mro__ if c.__module__ == "builtins").__name__
     return (tuple(out.shape), np.asarray(out.tolist()).tolist())
 
 

@@ -428,7 +428,5 @@ def _triplet(anchor, positive, negative, dist, margin, swap, reduction) -> Tenso
     a, pos, neg = as_tensor(anchor), as_tensor(positive), as_tensor(negative)
     d_ap, d_an = dist(a, pos), dist(a, neg)
     if swap:
-        from minigrad.ops import minimum
-
-        d_an = minimum(d_an, dist(pos, neg))
+        d_an = d_an.minimum(dist(pos, neg))
     return _reduce("triplet_margin_loss", (d_ap - d_an + margin).relu(), reduction)
