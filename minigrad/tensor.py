@@ -912,7 +912,13 @@ class Tensor:
             )
         return self._inplace("masked_fill_", self.masked_fill(mask, value), cast=True)
 
+    def _float_only(self, what: str) -> None:
+        """Random fills draw floats: on an integer or bool tensor PyTorch has no kernel."""
+        if self._data.dtype.kind != "f":
+            raise NotImplementedError(f"{what}: not implemented for dtype {self._data.dtype}")
+
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+        self._float_only("uniform_")
         gen = generator or _random.default_generator()
         return self._inplace("uniform_", gen.uniform(a, b, self._data.shape), cast=True)
 
@@ -932,6 +938,7 @@ class Tensor:
         return self.div_(other)
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+        self._float_only("normal_")
         gen = generator or _random.default_generator()
         return self._inplace("normal_", gen.normal(mean, std, self._data.shape), cast=True)
 

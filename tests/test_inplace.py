@@ -423,3 +423,12 @@ def _torch_program(torch, name):
         "zero_": lambda a, b: (a * b).zero_() + b,
         "copy_ into a plain tensor": copy_rows,
     }[name]
+
+
+@pytest.mark.parametrize("fill", ["uniform_", "normal_"])
+@pytest.mark.parametrize("dtype", [mg.int64, mg.bool])
+def test_random_fills_refuse_integer_and_bool_tensors_as_pytorch_does(fill, dtype):
+    t = mg.zeros(3, dtype=dtype)
+    with pytest.raises(NotImplementedError, match=fill):
+        getattr(t, fill)()
+    np.testing.assert_array_equal(t.numpy(), np.zeros(3))  # nothing was written
