@@ -87,9 +87,16 @@ def save(obj, f) -> None:
     text = json.dumps({"format": FORMAT, "version": VERSION, "root": root}, allow_nan=False)
     arrays[MANIFEST_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     if hasattr(f, "write"):
-        np.savez(f, allow_pickle=False, **arrays)
+        _savez(f, arrays)
         return
     _atomic_write(os.fspath(f), arrays)
+
+
+def _savez(fh, arrays: dict) -> None:
+    """``np.savez`` of ``arrays`` (entry name -> array, none of them an object array, so
+    nothing is pickled). No ``allow_pickle=`` argument: older NumPy (1.24, the floor)
+    has none, and its ``savez`` would store it as one more array, ``allow_pickle``."""
+    np.savez(fh, **arrays)
 
 
 def _atomic_write(path: str, arrays: dict) -> None:
@@ -101,7 +108,7 @@ def _atomic_write(path: str, arrays: dict) -> None:
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{prefix}{os.getpid()}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, allow_pickle=False, **arrays)
+            _savez(fh, arrays)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, _file_mode(path))

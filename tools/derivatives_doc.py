@@ -47,9 +47,17 @@ Inputs: *float* ops compute integer and bool inputs in float32 (as `torch.sin` d
 """
 
 
-def _forward(fn) -> str:
+def _forward(op) -> str:
+    """The page's name for ``op``'s forward: a NumPy function by its name (not by its
+    docstring, which changes between NumPy versions, nor always by ``__name__``: NumPy
+    1.x names ``numpy.round`` ``round_``), one of minigrad's by the formula on the first
+    line of its docstring."""
+    fn = op.forward
     if isinstance(fn, np.ufunc):
         return f"`numpy.{fn.__name__}`"
+    if (getattr(fn, "__module__", None) or "").startswith("numpy"):
+        name = op.name if getattr(np, op.name, None) is fn else fn.__name__
+        return f"`numpy.{name}`"
     doc = (fn.__doc__ or "").strip().splitlines()
     return doc[0] if doc else f"`{fn.__name__}`"
 
@@ -69,7 +77,7 @@ def render() -> str:
     for op in UNARY:
         grad = "not differentiable" if op.grads is None else f"`{_cell(op.grads[0])}`"
         lines.append(
-            f"| `{op.name}`{_aliases(op.name)} | {_cell(_forward(op.forward))} | {grad} | "
+            f"| `{op.name}`{_aliases(op.name)} | {_cell(_forward(op))} | {grad} | "
             f"{op.ints} | {_cell(op.note)} |"
         )
     lines += ["", "## Two inputs: y = f(a, b)", ""]
@@ -80,7 +88,7 @@ def render() -> str:
         else:
             da, db = (f"`{_cell(text)}`" for text in op.grads)
         lines.append(
-            f"| `{op.name}`{_aliases(op.name)} | {_cell(_forward(op.forward))} | {da} | {db} | "
+            f"| `{op.name}`{_aliases(op.name)} | {_cell(_forward(op))} | {da} | {db} | "
             f"{op.ints} | {_cell(op.note)} |"
         )
     n = sum(op.grads is not None for op in UNARY + BINARY)
