@@ -17,16 +17,15 @@ rounding.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.adam_family import AdamFamily, update_moments
 
 __all__ = ["Adam", "AdamW"]
 
 
-class Adam(Optimizer):
+class Adam(AdamFamily):
     """Adam (Kingma & Ba), with ``weight_decay`` as an L2 penalty added to the gradient.
 
     Args:
@@ -56,13 +55,6 @@ class Adam(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("weight_decay value", weight_decay)
-        betas = tuple(betas)
-        for i, beta in enumerate(betas):
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
         defaults = dict(
             lr=lr,
             betas=betas,
@@ -73,43 +65,35 @@ class Adam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd, amsgrad = group["weight_decay"], group["amsgrad"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "exp_avg": np.zeros_like(p._data),
-                        "exp_avg_sq": np.zeros_like(p._data),
-                    }
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = np.zeros_like(p._data)
-                state["step"] += 1
-                t = state["step"]
-                bias_correction1 = 1 - beta1**t
-                bias_correction2_sqrt = math.sqrt(1 - beta2**t)
-                step_size = lr / bias_correction1
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                v_max = None
-                if amsgrad:
-                    v_max = state.get("max_exp_avg_sq")
-                    if v_max is None:  # amsgrad switched on after the first step
-                        v_max = state["max_exp_avg_sq"] = np.zeros_like(p._data)
-                decay = 1 - lr * wd if self._decoupled else 1.0
-                l2 = 0.0 if self._decoupled else wd
-                args = (decay, l2, 1 - beta1, beta2, step_size, bias_correction2_sqrt, eps)
-                if _fits_kernel(p._data, g, m, v, v_max):
-                    empty = np.empty(0, dtype=m.dtype)
-                    vm = empty if v_max is None else v_max.reshape(-1)
-                    flat = [a.reshape(-1) for a in (p._data, g, m, v)]
-                    _kernel()(*flat, vm, *args, 1 - beta2)
-                else:
-                    _update_numpy(p._data, g, m, v, v_max, *args)
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        state = super().new_state(p, group)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = np.zeros_like(p)
+        return state
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        wd, t = group["weight_decay"], state["step"]
+        bias_correction1 = 1 - beta1**t
+        bias_correction2_sqrt = math.sqrt(1 - beta2**t)
+        step_size = lr / bias_correction1
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        v_max = None
+        if group["amsgrad"]:
+            v_max = state.get("max_exp_avg_sq")
+            if v_max is None:  # amsgrad switched on after the first step
+                v_max = state["max_exp_avg_sq"] = np.zeros_like(p)
+        decay = 1 - lr * wd if self._decoupled else 1.0
+        l2 = 0.0 if self._decoupled else wd
+        if _fits_kernel(p, g, m, v, v_max):
+            empty = np.empty(0, dtype=m.dtype)
+            vm = empty if v_max is None else v_max.reshape(-1)
+            flat = [a.reshape(-1) for a in (p, g, m, v)]
+            args = (decay, l2, 1 - beta1, beta2, step_size, bias_correction2_sqrt, eps, 1 - beta2)
+            _kernel()(*flat, vm, *args)
+        else:
+            args = (decay, l2, beta1, beta2, step_size, bias_correction2_sqrt, eps)
+            _update_numpy(p, g, m, v, v_max, *args)
 
 
 def _kernel():
@@ -131,15 +115,13 @@ def _fits_kernel(*arrays) -> bool:
     )
 
 
-def _update_numpy(p, g, m, v, v_max, decay, l2, one_minus_beta1, beta2, step_size, bc2, eps):
+def _update_numpy(p, g, m, v, v_max, decay, l2, beta1, beta2, step_size, bc2, eps):
     """The kernel's arithmetic in NumPy (other dtypes, non-contiguous arrays)."""
     if decay != 1:
         p *= decay
     if l2 != 0:
         g = g + l2 * p
-    m += one_minus_beta1 * (g - m)
-    v *= beta2
-    v += (1 - beta2) * g * g
+    update_moments(m, v, g, beta1, beta2)
     if v_max is not None:
         np.maximum(v_max, v, out=v_max)
         v = v_max

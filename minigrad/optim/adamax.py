@@ -11,24 +11,14 @@ documentation:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.adam_family import AdamFamily, decay_weight, update_first_moment
 
 __all__ = ["Adamax"]
 
 
-def check_betas(betas) -> tuple[float, float]:
-    betas = tuple(betas)
-    for i, beta in enumerate(betas):
-        if not 0.0 <= beta < 1.0:
-            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-    return betas
-
-
-class Adamax(Optimizer):
+class Adamax(AdamFamily):
     """Adamax (Kingma & Ba), with PyTorch's update rule (see the module docstring).
 
     Args:
@@ -44,6 +34,8 @@ class Adamax(Optimizer):
         >>> opt = optim.Adamax(model.parameters())
     """
 
+    state_arrays = ("exp_avg", "exp_inf")
+
     def __init__(
         self,
         params,
@@ -57,33 +49,13 @@ class Adamax(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("weight_decay value", weight_decay)
-        defaults = dict(
-            lr=lr, betas=check_betas(betas), eps=eps, weight_decay=weight_decay, maximize=maximize
-        )
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize)
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd = group["weight_decay"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "exp_avg": np.zeros_like(p._data),
-                        "exp_inf": np.zeros_like(p._data),
-                    }
-                state["step"] += 1
-                if wd != 0:
-                    g = g + wd * p._data
-                m, u = state["exp_avg"], state["exp_inf"]
-                m *= beta1
-                m += (1 - beta1) * g
-                np.maximum(beta2 * u, np.abs(g) + eps, out=u)
-                p._data -= lr / (1 - beta1 ** state["step"]) * m / u
-        return loss
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        g = decay_weight(p, g, lr, group["weight_decay"], decoupled=False)
+        m, u = state["exp_avg"], state["exp_inf"]
+        update_first_moment(m, g, beta1)
+        np.maximum(beta2 * u, np.abs(g) + eps, out=u)
+        p -= lr / (1 - beta1 ** state["step"]) * m / u

@@ -14,17 +14,15 @@ For each parameter ``p`` with gradient ``g`` at step ``t`` (from 1), with
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from minigrad.optim.adamax import check_betas
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.adam_family import AdamFamily, decay_weight, update_moments
+from minigrad.optim.optimizer import _check_non_negative
 
 __all__ = ["NAdam"]
 
 
-class NAdam(Optimizer):
+class NAdam(AdamFamily):
     """NAdam (Dozat), with PyTorch's update rule (see the module docstring).
 
     Args:
@@ -57,13 +55,10 @@ class NAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("weight_decay value", weight_decay)
         _check_non_negative("momentum_decay value", momentum_decay)
         defaults = dict(
             lr=lr,
-            betas=check_betas(betas),
+            betas=betas,
             eps=eps,
             weight_decay=weight_decay,
             momentum_decay=momentum_decay,
@@ -72,37 +67,19 @@ class NAdam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd, psi = group["weight_decay"], group["momentum_decay"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "mu_product": 1.0,
-                        "exp_avg": np.zeros_like(p._data),
-                        "exp_avg_sq": np.zeros_like(p._data),
-                    }
-                state["step"] += 1
-                t = state["step"]
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p._data *= 1 - lr * wd
-                    else:
-                        g = g + wd * p._data
-                mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
-                mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
-                state["mu_product"] *= mu
-                product = state["mu_product"]
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                m *= beta1
-                m += (1 - beta1) * g
-                v *= beta2
-                v += (1 - beta2) * g * g
-                denom = np.sqrt(v / (1 - beta2**t)) + eps
-                p._data -= lr * (1 - mu) / (1 - product) * g / denom
-                p._data -= lr * mu_next / (1 - product * mu_next) * m / denom
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        return {"step": 0, "mu_product": 1.0, **super().new_state(p, group)}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        psi, t = group["momentum_decay"], state["step"]
+        g = decay_weight(p, g, lr, group["weight_decay"], group["decoupled_weight_decay"])
+        mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * psi))
+        mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * psi))
+        state["mu_product"] *= mu
+        product = state["mu_product"]
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        update_moments(m, v, g, beta1, beta2)
+        denom = np.sqrt(v / (1 - beta2**t)) + eps
+        p -= lr * (1 - mu) / (1 - product) * g / denom
+        p -= lr * mu_next / (1 - product * mu_next) * m / denom

@@ -18,17 +18,15 @@ documentation:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
-from minigrad.optim.adamax import check_betas
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.adam_family import AdamFamily, decay_weight, update_moments
 
 __all__ = ["RAdam"]
 
 
-class RAdam(Optimizer):
+class RAdam(AdamFamily):
     """RAdam (Liu et al.), with PyTorch's update rule (see the module docstring).
 
     Args:
@@ -59,12 +57,9 @@ class RAdam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("epsilon value", eps)
-        _check_non_negative("weight_decay value", weight_decay)
         defaults = dict(
             lr=lr,
-            betas=check_betas(betas),
+            betas=betas,
             eps=eps,
             weight_decay=weight_decay,
             decoupled_weight_decay=decoupled_weight_decay,
@@ -72,45 +67,22 @@ class RAdam(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            wd = group["weight_decay"]
-            rho_inf = 2 / (1 - beta2) - 1
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "exp_avg": np.zeros_like(p._data),
-                        "exp_avg_sq": np.zeros_like(p._data),
-                    }
-                state["step"] += 1
-                t = state["step"]
-                if wd != 0:
-                    if group["decoupled_weight_decay"]:
-                        p._data *= 1 - lr * wd
-                    else:
-                        g = g + wd * p._data
-                m, v = state["exp_avg"], state["exp_avg_sq"]
-                m *= beta1
-                m += (1 - beta1) * g
-                v *= beta2
-                v += (1 - beta2) * g * g
-                bias_correction1 = 1 - beta1**t
-                bias_correction2 = 1 - beta2**t
-                m_hat = m / bias_correction1
-                rho_t = rho_inf - 2 * t * beta2**t / bias_correction2
-                if rho_t > 5.0:
-                    rect = math.sqrt(
-                        (rho_t - 4)
-                        * (rho_t - 2)
-                        * rho_inf
-                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-                    )
-                    adaptive = math.sqrt(bias_correction2) / (np.sqrt(v) + eps)
-                    p._data -= lr * m_hat * rect * adaptive
-                else:
-                    p._data -= lr * m_hat
-        return loss
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        t = state["step"]
+        g = decay_weight(p, g, lr, group["weight_decay"], group["decoupled_weight_decay"])
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        update_moments(m, v, g, beta1, beta2)
+        bias_correction1 = 1 - beta1**t
+        bias_correction2 = 1 - beta2**t
+        m_hat = m / bias_correction1
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * t * beta2**t / bias_correction2
+        if rho_t > 5.0:
+            rect = math.sqrt(
+                (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+            )
+            adaptive = math.sqrt(bias_correction2) / (np.sqrt(v) + eps)
+            p -= lr * m_hat * rect * adaptive
+        else:
+            p -= lr * m_hat

@@ -82,11 +82,11 @@ def test_fused_update_matches_numpy_twin(amsgrad, decoupled):
         g = rng.standard_normal(1000).astype(np.float32)
         bc1, bc2 = 1 - 0.9**t, np.sqrt(1 - 0.999**t)
         decay, l2 = (1 - 1e-3 * 0.1, 0.0) if decoupled else (1.0, 0.1)
-        args = (decay, l2, 0.1, 0.999, 1e-3 / bc1, bc2, 1e-8)
+        step = (1e-3 / bc1, bc2, 1e-8)
         (pk, mk, vk, xk), (pn, mn, vn, xn) = states
         empty = np.empty(0, np.float32)
-        adam_update(pk, g, mk, vk, xk if amsgrad else empty, *args, 1 - 0.999)
-        _update_numpy(pn, g, mn, vn, xn if amsgrad else None, *args)
+        adam_update(pk, g, mk, vk, xk if amsgrad else empty, decay, l2, 0.1, 0.999, *step, 0.001)
+        _update_numpy(pn, g, mn, vn, xn if amsgrad else None, decay, l2, 0.9, 0.999, *step)
     for a, b in zip(*states):
         np.testing.assert_allclose(a, b, rtol=2e-7, atol=1e-9)
     assert not np.array_equal(states[0][0], p)  # it moved
