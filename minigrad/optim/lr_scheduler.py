@@ -147,13 +147,7 @@ class LambdaLR(LRScheduler):
         lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
         last_epoch: int = -1,
     ):
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -175,6 +169,17 @@ class LambdaLR(LRScheduler):
         for fn, saved in zip(self.lr_lambdas, lambdas):
             if saved is not None:
                 fn.__dict__.update(saved)
+
+
+def _lr_lambdas(optimizer: Optimizer, lr_lambda) -> list:
+    """One function per param group: ``lr_lambda`` itself if it is a list or tuple (of
+    the right length), else the one function repeated."""
+    n = len(optimizer.param_groups)
+    if isinstance(lr_lambda, (list, tuple)):
+        if len(lr_lambda) != n:
+            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+        return list(lr_lambda)
+    return [lr_lambda] * n
 
 
 def _is_plain_function(fn) -> bool:
@@ -273,7 +278,26 @@ class LinearLR(LRScheduler):
         return [base * (s + (e - s) * min(n, t) / n) for base in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerOfSchedulers(LRScheduler):
+    """The base of ``SequentialLR`` and ``ChainedScheduler``, which step the schedulers in
+    ``self._schedulers``: their state holds each one's ``state_dict``."""
+
+    _schedulers: list[LRScheduler]
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, s in zip(self._schedulers, saved):
+            scheduler.load_state_dict(s)
+
+
+class SequentialLR(_SchedulerOfSchedulers):
     """Run ``schedulers[0]`` until ``milestones[0]``, then ``schedulers[1]`` (restarted
     at its epoch 0) until ``milestones[1]``, and so on.
 
@@ -328,18 +352,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, sd in zip(self._schedulers, saved):
-            s.load_state_dict(sd)
 
 
 class OneCycleLR(LRScheduler):
@@ -426,20 +438,12 @@ class OneCycleLR(LRScheduler):
                 group["max_lr"] = lr
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "OneCycleLR: optimizer must support momentum or beta1 with "
-                    "`cycle_momentum` option enabled"
-                )
-            self._use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer, "OneCycleLR")
             bases = _per_group("base_momentum", base_momentum, len(groups))
             maxes = _per_group("max_momentum", max_momentum, len(groups))
             if last_epoch == -1:
                 for group, lo, hi in zip(groups, bases, maxes):
-                    if self._use_beta1:
-                        group["betas"] = (hi, *group["betas"][1:])
-                    else:
-                        group["momentum"] = hi
+                    _set_momentum(group, hi, self.use_beta1)
                     group["max_momentum"] = hi
                     group["base_momentum"] = lo
         super().__init__(optimizer, last_epoch)
@@ -469,11 +473,26 @@ class OneCycleLR(LRScheduler):
                 start_step = end_step
             lrs.append(lr)
             if self.cycle_momentum:
-                if self._use_beta1:
-                    group["betas"] = (mom, *group["betas"][1:])
-                else:
-                    group["momentum"] = mom
+                _set_momentum(group, mom, self.use_beta1)
         return lrs
+
+
+def _uses_beta1(optimizer: Optimizer, name: str) -> bool:
+    """Whether a momentum-cycling scheduler moves ``betas[0]`` (Adam's family) rather
+    than ``momentum`` (SGD, RMSprop); ``ValueError`` if the optimizer has neither."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError(
+            f"{name}: optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+        )
+    return "betas" in optimizer.defaults
+
+
+def _set_momentum(group: dict, momentum: float, use_beta1: bool) -> None:
+    """Set a param group's momentum: ``betas[0]`` with ``use_beta1``, else ``momentum``."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
 
 
 def _per_group(name: str, value, n: int) -> list:

@@ -23,7 +23,14 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from minigrad.optim.lr_scheduler import LRScheduler, _per_group
+from minigrad.optim.lr_scheduler import (
+    LRScheduler,
+    _lr_lambdas,
+    _per_group,
+    _SchedulerOfSchedulers,
+    _set_momentum,
+    _uses_beta1,
+)
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = [
@@ -139,13 +146,7 @@ class MultiplicativeLR(LRScheduler):
         lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
         last_epoch: int = -1,
     ) -> None:
-        n = len(optimizer.param_groups)
-        if isinstance(lr_lambda, (list, tuple)):
-            if len(lr_lambda) != n:
-                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
-        else:
-            self.lr_lambdas = [lr_lambda] * n
+        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
@@ -295,18 +296,14 @@ class CyclicLR(LRScheduler):
         self.scale_mode = scale_mode if scale_fn is not None else _SCALE_MODES[mode]
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(
-                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-                )
-            self.use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = _uses_beta1(optimizer, "CyclicLR")
             self.base_momentums = _per_group("base_momentum", base_momentum, n)
             self.max_momentums = _per_group("max_momentum", max_momentum, n)
             if last_epoch == -1:
                 for m, b, group in zip(
                     self.max_momentums, self.base_momentums, optimizer.param_groups
                 ):
-                    self._set_momentum(group, m)
+                    _set_momentum(group, m, self.use_beta1)
                     group["max_momentum"], group["base_momentum"] = m, b
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
@@ -319,12 +316,6 @@ class CyclicLR(LRScheduler):
         if self.mode == "triangular2":
             return 1 / (2.0 ** (x - 1))
         return self.gamma**x
-
-    def _set_momentum(self, group: dict, momentum: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (momentum, *group["betas"][1:])
-        else:
-            group["momentum"] = momentum
 
     def get_lr(self) -> list[float]:
         cycle = math.floor(1 + self.last_epoch / self.total_size)
@@ -342,7 +333,7 @@ class CyclicLR(LRScheduler):
             for group, low, high in zip(
                 self.optimizer.param_groups, self.base_momentums, self.max_momentums
             ):
-                self._set_momentum(group, high - (high - low) * scale_factor * scale)
+                _set_momentum(group, high - (high - low) * scale_factor * scale, self.use_beta1)
         return lrs
 
     def state_dict(self) -> dict:
@@ -355,7 +346,7 @@ class CyclicLR(LRScheduler):
 _SCALE_MODES = {"triangular": "cycle", "triangular2": "cycle", "exp_range": "iterations"}
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerOfSchedulers):
     """Step several schedulers of one optimizer together, in order, so that their
     effects compose (a constant warmup factor times an exponential decay, say).
 
@@ -384,18 +375,6 @@ class ChainedScheduler(LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = self._current_lrs()
-
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for scheduler, s in zip(self._schedulers, saved):
-            scheduler.load_state_dict(s)
 
 
 class ReduceLROnPlateau(LRScheduler):
