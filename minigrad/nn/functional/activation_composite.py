@@ -24,13 +24,16 @@ from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
     "celu",
+    "celu_",
     "elu",
+    "elu_",
     "glu",
     "gumbel_softmax",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
+    "hardtanh_",
     "leaky_relu_",
     "logsigmoid",
     "mish",
@@ -38,13 +41,16 @@ __all__ = [
     "relu6",
     "relu_",
     "rrelu",
+    "rrelu_",
     "selu",
+    "selu_",
     "softmin",
     "softplus",
     "softshrink",
     "softsign",
     "tanhshrink",
     "threshold",
+    "threshold_",
 ]
 
 SELU_ALPHA = 1.6732632423543772848170429916717
