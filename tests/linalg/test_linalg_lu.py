@@ -1,0 +1,64 @@
+"""minigrad/linalg/lu.py and householder.py: the factorizations written on NumPy give
+LAPACK's compact forms (PyTorch's LU, pivots, geqrf results), and rebuild their input."""
+
+import numpy as np
+import pytest
+
+import minigrad as mg
+
+SHAPES = [(4, 4), (3, 5, 5), (5, 3), (2, 3, 5), (0, 3, 3), (1, 1)]
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_lu_rebuilds_its_input(shape, rng):
+    a = rng.standard_normal(shape)
+    P, L, U = mg.linalg.lu(mg.tensor(a))
+    np.testing.assert_allclose((P @ L @ U).numpy(), a, atol=1e-12)
+    np.testing.assert_allclose(np.tril(L.numpy()), L.numpy())
+    np.testing.assert_allclose(np.triu(U.numpy()), U.numpy())
+    assert np.all(np.abs(np.tril(L.numpy(), -1)) <= 1)  # partial pivoting
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_lu_factor_matches_pytorch(shape, torch, rng):
+    a = rng.standard_normal(shape)
+    LU, pivots, info = mg.linalg.lu_factor_ex(mg.tensor(a))
+    ref = torch.linalg.lu_factor_ex(torch.tensor(a))
+    np.testing.assert_array_equal(pivots.numpy(), ref.pivots.numpy())
+    assert pivots.dtype == np.int32 and info.dtype == np.int32
+    np.testing.assert_allclose(LU.numpy(), ref.LU.numpy(), atol=1e-12)
+    for mine, other in zip(mg.lu_unpack(LU, pivots), torch.lu_unpack(ref.LU, ref.pivots)):
+        np.testing.assert_allclose(mine.numpy(), other.numpy(), atol=1e-12)
+
+
+def test_singular_matrices(torch):
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]])
+    _, _, info = mg.linalg.lu_factor_ex(mg.tensor(a))
+    np.testing.assert_array_equal(info.numpy(), torch.linalg.lu_factor_ex(torch.tensor(a)).info)
+    with pytest.raises(mg.linalg.LinAlgError):
+        mg.linalg.lu_factor(mg.tensor(a))
+    with pytest.raises(RuntimeError):
+        torch.linalg.lu_factor(torch.tensor(a))
+    P, L, U = mg.linalg.lu(mg.tensor(a))  # factored all the same
+    np.testing.assert_allclose((P @ L @ U).numpy(), a)
+
+
+def test_lu_without_pivoting_is_refused():
+    with pytest.raises(RuntimeError, match="without pivoting"):
+        mg.linalg.lu_factor(mg.eye(2), pivot=False)
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (3, 3), (2, 5, 2)], ids=str)
+def test_geqrf_matches_pytorch_and_gives_q(shape, torch, rng):
+    a = rng.standard_normal(shape)
+    ours, theirs = mg.geqrf(mg.tensor(a)), torch.geqrf(torch.tensor(a))
+    np.testing.assert_allclose(ours.a.numpy(), theirs.a.numpy(), atol=1e-12)
+    np.testing.assert_allclose(ours.tau.numpy(), theirs.tau.numpy(), atol=1e-12)
+    Q = mg.linalg.householder_product(*ours)
+    np.testing.assert_allclose(Q.numpy(), np.linalg.qr(a)[0], atol=1e-12)
+
+
+def test_geqrf_leaves_a_zero_column_alone():
+    a, tau = mg.geqrf(mg.tensor([[1.0, 2.0], [0.0, 3.0]]))
+    assert tau.tolist()[0] == 0.0
+    np.testing.assert_allclose(a.numpy()[:, 0], [1.0, 0.0])
