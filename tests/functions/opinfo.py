@@ -469,7 +469,11 @@ LINALG += [
     expr("linalg.cond--2", "lib.linalg.cond(x, -2)", SQ),
     expr("linalg.matrix_norm-nuc", "lib.linalg.matrix_norm(x, 'nuc')", SQ + TALL),
     expr("linalg.matrix_norm-2", "lib.linalg.matrix_norm(x, 2, dim=(0, -1))", SQ + TALL),
-    expr("linalg.norm-matrix", "lib.linalg.norm(x, -2, (-2, -1)) + lib.linalg.norm(x, 1, (-1, -2))", SQ),
+    expr(
+        "linalg.norm-matrix",
+        "lib.linalg.norm(x, -2, (-2, -1)) + lib.linalg.norm(x, 1, (-1, -2))",
+        SQ,
+    ),
     expr("linalg.inv_ex", "lib.linalg.inv_ex(x).inverse", SQ),
     expr("linalg.solve_ex", "lib.linalg.solve_ex(x, y).result", TRI),
     expr("linalg.tensorinv", "lib.linalg.tensorinv(x.reshape(2, 3, 6), ind=2)", ((6, 6),)),

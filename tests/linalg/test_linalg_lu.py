@@ -62,3 +62,48 @@ def test_geqrf_leaves_a_zero_column_alone():
     a, tau = mg.geqrf(mg.tensor([[1.0, 2.0], [0.0, 3.0]]))
     assert tau.tolist()[0] == 0.0
     np.testing.assert_allclose(a.numpy()[:, 0], [1.0, 0.0])
+
+
+def _symmetric_indefinite(rng, shape):
+    a = rng.standard_normal(shape)
+    return a + a.swapaxes(-1, -2)
+
+
+LDL_CASES = [
+    np.array([[0.1, 1.0, 2.0], [1.0, -3.0, 0.5], [2.0, 0.5, 5.0]]),  # 1 x 1 interchanges
+    np.array([[0.0, 1.0], [1.0, 0.0]]),  # a 2 x 2 block
+    np.array(
+        [[1e-3, 2.0, 0.1, 0.0], [2.0, 1e-3, 0.3, 1.0], [0.1, 0.3, 4.0, 0.2], [0.0, 1.0, 0.2, -1.0]]
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(LDL_CASES) + 2))
+def test_ldl_factor_and_solve_match_pytorch(case, torch, rng):
+    if case < len(LDL_CASES):
+        a = LDL_CASES[case]
+    else:
+        a = _symmetric_indefinite(rng, (3, 5, 5) if case == len(LDL_CASES) else (6, 6))
+    ours = mg.linalg.ldl_factor_ex(mg.tensor(a))
+    theirs = torch.linalg.ldl_factor_ex(torch.tensor(a))
+    np.testing.assert_array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+    np.testing.assert_array_equal(ours.info.numpy(), theirs.info.numpy())
+    np.testing.assert_allclose(ours.LD.numpy(), theirs.LD.numpy(), atol=1e-12)
+    b = rng.standard_normal(a.shape[:-1] + (2,))
+    x = mg.linalg.ldl_solve(ours.LD, ours.pivots, mg.tensor(b))
+    np.testing.assert_allclose(a @ x.numpy(), b, atol=1e-10)
+    ref = torch.linalg.ldl_solve(theirs.LD, theirs.pivots, torch.tensor(b))
+    np.testing.assert_allclose(x.numpy(), ref.numpy(), atol=1e-10)
+
+
+def test_ldl_solves_without_pytorch(rng):
+    a = _symmetric_indefinite(rng, (4, 6, 6))
+    b = rng.standard_normal((4, 6, 3))
+    LD, pivots = mg.linalg.ldl_factor(mg.tensor(a))
+    assert (pivots.numpy() < 0).any() or (pivots.numpy() > 0).all()
+    x = mg.linalg.ldl_solve(LD, pivots, mg.tensor(b))
+    np.testing.assert_allclose(a @ x.numpy(), b, atol=1e-10)
+    with pytest.raises(NotImplementedError, match="derivative"):
+        mg.linalg.ldl_factor(mg.tensor(a, requires_grad=True))
+    with pytest.raises(mg.linalg.LinAlgError):
+        mg.linalg.ldl_factor(mg.zeros(3, 3))
