@@ -13,6 +13,12 @@ first term strictly lower triangular and the second upper, L^-1 dL = tril(X, -1)
 dU U^-1 = triu(X). Then <G_L, dL> + <G_U, dU> = <tril(L^T G_L, -1) + triu(G_U U^T), X>,
 so ``G_A = P L^-T (tril(L^T G_L, -1) + triu(G_U U^T)) U^-T``; G_L and G_U are the
 strict lower and the upper part of the gradient of the compact LU.
+
+A tall A (m > n) has L = [L1; L2] and P^T A = [L1 U; L2 U]: the top is a square LU and
+L2 = A2 U^-1, so dL2 = dA2 U^-1 - L2 dU U^-1: ``G_A2 = G_L2 U^-T``, and the square
+formula runs with G_U - L2^T G_L2 U^-T for G_U. A wide A (m < n) has U = [U1 | U2],
+U2 = L^-1 A2: ``G_A2 = L^-T G_U2``, and the square formula runs with
+G_L - L^-T G_U2 U2^T for G_L.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import numpy as np
 from minigrad._constant import constant
 from minigrad.autograd.function import Function
 from minigrad.functions.linalg import Solve, as_stack
+from minigrad.functions.shape import Cat
 
 
 def lu_factor_arrays(a: np.ndarray):
@@ -70,8 +77,8 @@ def permutation_matrix(perm: np.ndarray, dtype) -> np.ndarray:
 
 
 class LuFactor(Function):
-    """The compact LU of a square A (computed by the caller with ``lu_factor_arrays``),
-    with P (the permutation matrix) a constant of the backward."""
+    """The compact LU of A (computed by the caller with ``lu_factor_arrays``), with P
+    (the permutation matrix) a constant of the backward."""
 
     @staticmethod
     def forward(ctx, a, lu, p):
@@ -81,10 +88,28 @@ class LuFactor(Function):
     @staticmethod
     def backward(ctx, g):
         lu, p = ctx.saved_tensors
-        n = lu.shape[-1]
-        lower = lu.tril(-1) + np.eye(n, dtype=lu.dtype)
-        upper = lu.triu()
-        inner = (lower.mT @ g.tril(-1)).tril(-1) + (g.triu() @ upper.mT).triu()
-        x = Solve.apply(lower.mT, inner)  # L^-T inner
-        x = Solve.apply(upper, x.mT).mT  # ... U^-T
-        return constant(p) @ x, None, None
+        m, n = lu.shape[-2:]
+        k = min(m, n)
+        lower = lu[..., :, :k].tril(-1) + np.eye(m, k, dtype=lu.dtype)  # (*, m, k)
+        upper = lu[..., :k, :].triu()  # (*, k, n)
+        gl, gu = g[..., :, :k].tril(-1), g[..., :k, :].triu()
+        if m == n:
+            return constant(p) @ _square_backward(lower, upper, gl, gu), None, None
+        if m > n:  # L = [L1; L2] with L2 = A2 U^-1
+            l1, l2, gl1, gl2 = lower[..., :k, :], lower[..., k:, :], gl[..., :k, :], gl[..., k:, :]
+            ga2 = Solve.apply(upper, gl2.mT).mT  # G_L2 U^-T
+            ga1 = _square_backward(l1, upper, gl1, gu - l2.mT @ ga2)
+            ga = Cat.apply(ga1.ndim - 2, ga1, ga2)
+        else:  # U = [U1 | U2] with U2 = L^-1 A2
+            u1, u2, gu1, gu2 = upper[..., :k], upper[..., k:], gu[..., :k], gu[..., k:]
+            ga2 = Solve.apply(lower.mT, gu2)  # L^-T G_U2
+            ga1 = _square_backward(lower, u1, gl - ga2 @ u2.mT, gu1)
+            ga = Cat.apply(ga1.ndim - 1, ga1, ga2)
+        return constant(p) @ ga, None, None
+
+
+def _square_backward(lower, upper, gl, gu):
+    """P^T G_A of a square A = P L U: L^-T (tril(L^T G_L, -1) + triu(G_U U^T)) U^-T."""
+    inner = (lower.mT @ gl).tril(-1) + (gu @ upper.mT).triu()
+    x = Solve.apply(lower.mT, inner)  # L^-T inner
+    return Solve.apply(upper, x.mT).mT  # ... U^-T

@@ -29,8 +29,8 @@ def _no_pivot(pivot: bool, name: str) -> None:
 
 def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
     """``(LU, pivots, info)``: the compact LU factorization (module docstring); ``info``
-    (int32, ``(*)``) is 0, or the 1-based index of the first zero pivot of U. Differentiable
-    for square A.
+    (int32, ``(*)``) is 0, or the 1-based index of the first zero pivot of U.
+    Differentiable (``functions/lu.py``).
 
     Example::
 
@@ -43,12 +43,9 @@ def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
     lu, pivots, info = LU_.lu_factor_arrays(A.numpy())
     if check_errors and info.any():
         _raise_singular(info, "linalg.lu_factor_ex")
-    m, n = A.shape[-2:]
-    if m == n:
-        p = LU_.permutation_matrix(LU_.permutation_from_pivots(pivots, m), lu.dtype)
-        out = LU_.LuFactor.apply(A, lu, p)
-    else:
-        out = _not_differentiable(lu, A, "linalg.lu_factor for non-square matrices")
+    m = A.shape[-2]
+    p = LU_.permutation_matrix(LU_.permutation_from_pivots(pivots, m), lu.dtype)
+    out = LU_.LuFactor.apply(A, lu, p)
     return rt.linalg_lu_factor_ex(out, _int32(pivots), _int32(info))
 
 
@@ -80,14 +77,6 @@ def _raise_singular(info: np.ndarray, name: str) -> None:
 
 def _int32(a) -> Tensor:
     return constant(np.asarray(a, dtype=np.int32))
-
-
-def _not_differentiable(array: np.ndarray, A: Tensor, what: str) -> Tensor:
-    if A.requires_grad:
-        raise NotImplementedError(
-            f"{what}: the gradient is not implemented in minigrad (square matrices have one)"
-        )
-    return constant(array)
 
 
 def lu(A, *, pivot: bool = True):

@@ -451,8 +451,9 @@ LINALG += [
         "lib.triangular_solve(y, x, transpose=True).solution + y.triangular_solve(x, False)[0]",
         TRI,
     ),
-    expr("linalg.lu_factor", "lib.linalg.lu_factor(x).LU", SQ),
+    expr("linalg.lu_factor", "lib.linalg.lu_factor(x).LU", SQ + TALL + WIDE),
     expr("linalg.lu", "lib.linalg.lu(x).L + lib.linalg.lu(x).U", SQ),
+    expr("linalg.lu-rect", "lib.linalg.lu(x).L.sum() + lib.linalg.lu(x).U", TALL + WIDE),
     expr("linalg.lu-P", "lib.linalg.lu(x)[0] @ x", SQ),
     expr("linalg.lu_solve", "lib.linalg.lu_solve(*lib.linalg.lu_factor(x), y)", TRI),
     expr(
