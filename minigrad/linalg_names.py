@@ -313,6 +313,45 @@ def pca_lowrank(A, q: int | None = None, center: bool = True, niter: int = 2):  
     return svd_lowrank(A, q, niter)
 
 
+def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,  # noqa: N803
+           method=None, tracker=None, ortho_iparams=None, ortho_fparams=None,
+           ortho_bparams=None):  # fmt: skip
+    """``(E, X)``: the k largest (``largest=False``: smallest) eigenpairs of the symmetric
+    generalized problem ``A X = B X diag(E)`` (B symmetric positive-definite, the identity
+    by default).
+
+    PyTorch iterates (LOBPCG) towards them; minigrad's A is dense, so it computes them
+    exactly: with ``B = L L^T``, the eigenpairs (E, V) of ``L^-1 A L^-T`` give
+    ``X = L^-T V``. The iteration's settings (``X`` as a start, ``n``, ``iK``, ``niter``,
+    ``tol``, ``method``, ``tracker``, ``ortho_*``) are accepted and change nothing but the
+    number of pairs (k, else n, else X's columns, else 1). Differentiable in A and B
+    through ``cholesky``, ``solve_triangular`` and ``eigh``.
+
+    Shape: A ``(*, m, m)`` -> E ``(*, k)``, X ``(*, m, k)``; m must be at least 3 k
+    (PyTorch's condition for the iteration).
+    """
+    linalg = _linalg()
+    A = as_tensor(A)
+    if k is None:
+        k = n if n is not None else (as_tensor(X).shape[-1] if X is not None else 1)
+    m = A.shape[-1]
+    if m < 3 * k:
+        raise ValueError(
+            f"LPBPCG algorithm is not applicable when the number of A rows (={m}) is smaller "
+            f"than 3 x the number of requested eigenpairs (={k})"
+        )
+    if B is None:
+        values, vectors = linalg.eigh(A)
+    else:
+        lower = linalg.cholesky(as_tensor(B))
+        half = linalg.solve_triangular(lower, A, upper=False)  # L^-1 A
+        values, V = linalg.eigh(linalg.solve_triangular(lower, half.mT, upper=False))
+        vectors = linalg.solve_triangular(lower.mT, V, upper=True)  # L^-T V
+    if largest is None or largest:  # eigh's order is ascending: the last k, largest first
+        return values[..., m - k :].flip(-1), vectors[..., m - k :].flip(-1)
+    return values[..., :k], vectors[..., :k]
+
+
 #: Tensor methods (the tensor is the first argument).
 METHODS = (
     "cholesky cholesky_inverse cholesky_solve cross dist geqrf lu lu_solve matrix_exp orgqr "
@@ -322,5 +361,6 @@ METHODS = (
 _METHOD_ONLY = {"renorm_", "addmm_", "addr_", "baddbmm_", "addbmm_"}
 #: ``mg.X`` functions.
 FUNCTIONS = [name for name in METHODS if name not in _METHOD_ONLY] + (
-    "lu_unpack svd_lowrank pca_lowrank chain_matmul norm frobenius_norm nuclear_norm vander cdist"
+    "lu_unpack svd_lowrank pca_lowrank lobpcg chain_matmul norm frobenius_norm nuclear_norm "
+    "vander cdist"
 ).split()
