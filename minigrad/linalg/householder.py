@@ -53,8 +53,8 @@ def householder_product(A, tau) -> Tensor:
 
         >>> a, tau = mg.geqrf(mg.tensor([[3.0, 1.0], [4.0, 2.0]]))
         >>> mg.linalg.householder_product(a, tau)  # Q of the QR factorization
-        tensor([[-0.6000, -0.8000],
-                [-0.8000,  0.6000]])
+        tensor([[-0.6, -0.8],
+                [-0.8,  0.6]])
     """
     A, tau = _check(A, tau, "torch.linalg.householder_product")
     m, n = A.shape[-2:]

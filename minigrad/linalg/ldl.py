@@ -138,7 +138,7 @@ def ldl_factor(A, *, hermitian: bool = False):
 
         >>> LD, pivots = mg.linalg.ldl_factor(mg.tensor([[0.0, 1.0], [1.0, 0.0]]))
         >>> pivots
-        tensor([-2, -2], dtype=torch.int32)
+        tensor([-2, -2], dtype=int32)
     """
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     if info.numpy().any():

@@ -36,7 +36,7 @@ def lu_factor_ex(A, *, pivot: bool = True, check_errors: bool = False):
 
         >>> LU, pivots, info = mg.linalg.lu_factor_ex(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
         >>> pivots
-        tensor([2, 2], dtype=torch.int32)
+        tensor([2, 2], dtype=int32)
     """
     A = matrix(A, "linalg.lu_factor_ex")
     _no_pivot(pivot, "linalg.lu_factor_ex")

@@ -144,8 +144,8 @@ def pinv(A, *, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Ten
     Example::
 
         >>> mg.linalg.pinv(mg.tensor([[1.0, 2.0]]))
-        tensor([[0.2000],
-                [0.4000]])
+        tensor([[0.2],
+                [0.4]])
     """
     A = matrix(A, "linalg.pinv")
     a = A.numpy()
@@ -199,8 +199,8 @@ def lstsq(A, B, rcond=None, *, driver=None):
 
         >>> A = mg.tensor([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
         >>> mg.linalg.lstsq(A, mg.tensor([[1.0], [2.0], [3.0]])).solution
-        tensor([[1.0000],
-                [1.0000]])
+        tensor([[1.],
+                [1.]])
     """
     A = matrix(A, "torch.linalg.lstsq")
     B = as_tensor(B)
