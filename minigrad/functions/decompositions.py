@@ -24,8 +24,10 @@ Real matrices, batched over the leading dims. The derivations (``<X, Y>`` is
   G_Q + Y G_R2^T in place of G_Q.
 - **Eigh**, A = V diag(lambda) V^T (A symmetric). From A dV + dA V = dV Lambda +
   V dLambda: d lambda_i = (V^T dA V)_ii and V^T dV = F o (V^T dA V) with
-  F_ij = 1 / (lambda_j - lambda_i) off the diagonal, 0 on it. Hence
-  ``G_A = V (diag(G_lambda) + F o (V^T G_V)) V^T``.
+  F_ij = 1 / (lambda_j - lambda_i) off the diagonal, 0 on it. V^T dV is antisymmetric,
+  so only the antisymmetric part of V^T G_V counts:
+  ``G_A = V (diag(G_lambda) + F o skew(V^T G_V)) V^T``, skew(M) = (M - M^T) / 2, which is
+  symmetric (as PyTorch's).
 - **SVD**, A = U diag(S) V^T (reduced, k = min(m, n)). Townsend's formula, with
   F_ij = 1 / (s_j^2 - s_i^2) off the diagonal:
   ``G_A = U [(F o (U^T G_U - G_U^T U)) S + diag(G_S) + S (F o (V^T G_V - G_V^T V))] V^T
@@ -195,7 +197,9 @@ class Eigh(Function):
         gvalues, gvectors = unpack(g, ((n,), (n, n)))
         inner = gvalues.unsqueeze(-1) * _eye(n, values)  # diag(G_lambda)
         if gvectors._data.any():  # the loss uses the eigenvectors too
-            inner = inner + _off_diagonal_inverse_gaps(values) * (vectors.mT @ gvectors)
+            m = vectors.mT @ gvectors
+            skew = 0.5 * (m - m.mT)  # V^T dV is antisymmetric: only this part of m counts
+            inner = inner + _off_diagonal_inverse_gaps(values) * skew
         return vectors @ inner @ vectors.mT, None
 
 

@@ -161,3 +161,28 @@ def test_torch_svd_without_uv_gives_zeros(torch, rng):
     for mine, other in zip(ours, theirs):
         assert mine.shape == tuple(other.shape)
         np.testing.assert_allclose(mine.numpy(), other.numpy())
+
+
+SYMMETRIC_INPUT = {  # functions that read one triangle: the leaf gradient is PyTorch's too
+    "cholesky": lambda lib, x: lib.linalg.cholesky(x),
+    "cholesky-upper": lambda lib, x: lib.linalg.cholesky(x, upper=True),
+    "eigvalsh": lambda lib, x: lib.linalg.eigvalsh(x),
+    "eigh-L": lambda lib, x: lib.linalg.eigh(x)[1].abs(),
+    "eigh-U": lambda lib, x: lib.linalg.eigh(x, "U")[1].abs(),
+    "pinv-hermitian": lambda lib, x: lib.linalg.pinv(x, hermitian=True),
+}
+
+
+@pytest.mark.parametrize("name", SYMMETRIC_INPUT)
+def test_gradients_on_a_symmetric_leaf_match_pytorch(name, torch, rng):
+    """The OpInfo entries reach these through x + x^T (the symmetric part of the
+    gradient); here A itself is the leaf, so the whole gradient is compared."""
+    a = rng.standard_normal((4, 4))
+    spd = a @ a.T + np.eye(4)
+    fn = SYMMETRIC_INPUT[name]
+    x, t = mg.tensor(spd, requires_grad=True), torch.tensor(spd, requires_grad=True)
+    y, yt = fn(mg, x), fn(torch, t)
+    g = rng.standard_normal(y.shape)
+    y.backward(mg.tensor(g))
+    yt.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), atol=1e-10)
