@@ -6,16 +6,17 @@ One place for all of them: the elementwise table (``elementwise.py``: ``x.sin()`
 (``selection.py``: ``x.scatter_add(...)``, ``mg.meshgrid``) and arithmetic with extra
 arguments (``arithmetic.py``: ``x.add(y, alpha=2)``, ``mg.div(x, y, rounding_mode=...)``).
 ``joining.py`` adds joining, splitting and products (``mg.hstack``, ``x.mm(y)``) and
-``legacy.py`` creation functions (``logspace``, ``mg.FloatTensor``).
+``legacy.py`` creation functions (``logspace``, ``mg.FloatTensor``), ``linalg_names.py``
+the torch-level linear-algebra names (``mg.svd``, ``x.cholesky_solve(L)``, ``mg.cdist``).
 A function there takes the tensor as its first argument (``input``), so the same
 function is the method.
 """
 
 from __future__ import annotations
 
-from minigrad import arithmetic, elementwise, joining, legacy, reductions, selection
+from minigrad import arithmetic, elementwise, joining, legacy, linalg_names, reductions, selection
 
-_MODULES = (arithmetic, reductions, selection, joining, legacy)
+_MODULES = (arithmetic, reductions, selection, joining, legacy, linalg_names)
 
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings

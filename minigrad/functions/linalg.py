@@ -71,11 +71,21 @@ class Det(Function):
         return (g * y)[..., None, None] * _mT(_inv(a))
 
 
+def solve_arrays(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.linalg.solve`` for a (batch of) matrix ``b`` of shape ``(*, n, k)``: the batch
+    dims are broadcast first, so the same call means the same thing on NumPy 1.x (where a
+    ``b`` with one dim fewer than ``a`` is read as a stack of vectors) and 2.x."""
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    return np.linalg.solve(a, b)
+
+
 class Solve(Function):
     @staticmethod
     def forward(ctx, a, b):
         try:
-            x = np.linalg.solve(a._data, b._data)
+            x = solve_arrays(a._data, b._data)
         except np.linalg.LinAlgError:
             raise LinAlgError("linalg.solve: the matrix A is singular") from None
         ctx.save_for_backward(a, x)
@@ -91,8 +101,35 @@ class Solve(Function):
     @staticmethod
     def backward_array(ctx, g):
         a, x = ctx.saved_arrays
-        gb = np.linalg.solve(_mT(a), g)
+        gb = solve_arrays(_mT(a), g)
         return _batch_unbroadcast(ctx, -(gb @ _mT(x)), gb)
+
+
+def as_stack(a: np.ndarray, core: int = 2) -> np.ndarray:
+    """``a`` of shape ``(*batch, *core_shape)`` as one stack ``(B, *core_shape)``, B the
+    number of batch elements (a reshape that also works when a dim is 0)."""
+    batch = a.shape[: a.ndim - core]
+    return a.reshape((int(np.prod(batch)),) + a.shape[a.ndim - core :])
+
+
+def pack(arrays, batch: tuple) -> np.ndarray:
+    """Several results of one factorization as one array ``(*batch, total)``: each
+    ``(*batch, ...)`` array flattened over its own dims, side by side (a ``Function`` has
+    one output; ``unpack`` gives the pieces back as differentiable slices)."""
+    flat = [a.reshape(batch + (int(np.prod(a.shape[len(batch) :])),)) for a in arrays]
+    return np.concatenate(flat, -1)
+
+
+def unpack(packed, shapes) -> list:
+    """The pieces of ``pack``'s result (a Tensor or an array): one per shape, each
+    ``(*batch, *shape)``."""
+    batch = tuple(packed.shape[:-1])
+    out, start = [], 0
+    for shape in shapes:
+        size = int(np.prod(shape))
+        out.append(packed[..., start : start + size].reshape(batch + tuple(shape)))
+        start += size
+    return out
 
 
 def _batch_unbroadcast(ctx, ga, gb) -> tuple:

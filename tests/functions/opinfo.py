@@ -405,6 +405,165 @@ LINALG = [
     expr("inverse", "lib.inverse(x)", SQ),
 ]
 
+SPD = "(x @ x.mT + lib.eye(x.shape[-1], dtype=x.dtype))"  # symmetric positive-definite
+SYM = "(x + x.mT)"  # symmetric, distinct eigenvalues (almost surely)
+TALL = (((4, 3),), ((2, 4, 3),))
+WIDE = (((3, 5),),)
+TRI = (((3, 3), (3, 2)), ((2, 3, 3), (3, 1)))  # A and B of a triangular solve
+#: Factorizations and solvers (minigrad/linalg/). Eigenvectors and singular vectors are
+#: compared through losses that do not depend on their signs (|V|, U diag(S) Vh). Second
+#: derivatives are checked once per Function (``gradgrad=False`` on the other spellings).
+LINALG += [
+    expr("linalg.cholesky", f"lib.linalg.cholesky({SPD})", SQ),
+    expr("linalg.cholesky-upper", f"lib.linalg.cholesky({SPD}, upper=True)", SQ, gradgrad=False),
+    expr("linalg.cholesky_ex", f"lib.linalg.cholesky_ex({SPD}).L", SQ, gradgrad=False),
+    expr("cholesky", f"lib.cholesky({SPD}) + {SPD}.cholesky(upper=True)", SQ, gradgrad=False),
+    expr("cholesky_solve", f"lib.cholesky_solve(y, lib.linalg.cholesky({SPD}))", TRI),
+    expr(
+        "cholesky_solve-upper", f"y.cholesky_solve({SPD}.cholesky(True), True)", TRI, gradgrad=False
+    ),
+    expr("cholesky_inverse", f"lib.cholesky_inverse(lib.linalg.cholesky({SPD}))", SQ),
+    expr("linalg.qr", "lib.linalg.qr(x).Q + 0 * lib.linalg.qr(x)[1].sum()", SQ + TALL),
+    expr("linalg.qr-R", "lib.linalg.qr(x).R", SQ + TALL + WIDE),
+    expr("linalg.qr-wide", "lib.linalg.qr(x).Q * lib.linalg.qr(x).R.sum()", WIDE),
+    expr("linalg.qr-complete", "lib.linalg.qr(x, mode='complete')[0]", SQ + WIDE, gradgrad=False),
+    expr("qr", "lib.qr(x)[0] @ x.qr(some=False).R", SQ, gradgrad=False),
+    expr("linalg.eigh", f"lib.linalg.eigh({SYM}).eigenvalues", SQ),
+    expr("linalg.eigh-vectors", f"lib.linalg.eigh({SYM}, UPLO='U')[1].abs()", SQ),
+    expr("linalg.eigvalsh", f"lib.linalg.eigvalsh({SPD})", SQ),
+    expr("linalg.svd-S", "lib.linalg.svd(x).S", SQ + TALL + WIDE),
+    expr("linalg.svd-U", "lib.linalg.svd(x, full_matrices=False).U.abs()", SQ + TALL + WIDE),
+    expr("linalg.svd-Vh", "lib.linalg.svd(x, False).Vh.abs()", SQ + TALL + WIDE, gradgrad=False),
+    expr("linalg.svd-full", "lib.linalg.svd(x)[0][..., :3].abs()", TALL, gradgrad=False),
+    expr("linalg.svdvals", "lib.linalg.svdvals(x)", SQ + TALL + WIDE),
+    expr("svd", "lib.svd(x)[0].abs() + x.svd(some=True).V.abs().sum()", SQ + TALL, gradgrad=False),
+    expr("linalg.pinv", "lib.linalg.pinv(x)", SQ + TALL + WIDE),
+    expr("linalg.pinv-hermitian", f"lib.linalg.pinv({SPD}, hermitian=True)", SQ),
+    expr("pinverse", "lib.pinverse(x) + x.pinverse()", TALL, gradgrad=False),
+    expr("linalg.lstsq", "lib.linalg.lstsq(x, y).solution", (((4, 3), (4, 2)),)),
+    expr(
+        "linalg.lstsq-batched",
+        "lib.linalg.lstsq(x, y)[0]",
+        (((2, 3, 3), (2, 3, 2)),),
+        gradgrad=False,
+    ),
+    expr("linalg.solve_triangular", "lib.linalg.solve_triangular(x, y, upper=True)", TRI),
+    expr(
+        "linalg.solve_triangular-lower",
+        "lib.linalg.solve_triangular(x, y, upper=False)",
+        TRI,
+        gradgrad=False,
+    ),
+    expr(
+        "linalg.solve_triangular-right-unit",
+        "lib.linalg.solve_triangular(x, y.mT, upper=False, left=False, unitriangular=True)",
+        TRI,
+        gradgrad=False,
+    ),
+    expr(
+        "triangular_solve",
+        "lib.triangular_solve(y, x, transpose=True).solution + y.triangular_solve(x, False)[0]",
+        TRI,
+        gradgrad=False,
+    ),
+    expr("linalg.lu_factor", "lib.linalg.lu_factor(x).LU", SQ + TALL + WIDE),
+    expr("linalg.lu", "lib.linalg.lu(x).L + lib.linalg.lu(x).U", SQ, gradgrad=False),
+    expr("linalg.lu-rect", "lib.linalg.lu(x).L.sum() + lib.linalg.lu(x).U", TALL + WIDE),
+    expr("linalg.lu-P", "lib.linalg.lu(x)[0] @ x", SQ, gradgrad=False),
+    expr("linalg.lu_solve", "lib.linalg.lu_solve(*lib.linalg.lu_factor(x), y)", TRI),
+    expr(
+        "linalg.lu_solve-adjoint",
+        "lib.linalg.lu_solve(*lib.linalg.lu_factor(x), y.mT, left=False, adjoint=True)",
+        TRI,
+        gradgrad=False,
+    ),
+    expr("lu_solve", "lib.lu_solve(y, *x.lu())", TRI, gradgrad=False),
+    expr("lu_unpack", "lib.lu_unpack(*lib.linalg.lu_factor(x))[1]", SQ, gradgrad=False),
+    expr("linalg.matrix_exp", "lib.linalg.matrix_exp(x)", SQ),
+    # a norm that needs squarings; float64 only: exp(8 x) ~ 1e7 loses float32's digits
+    expr(
+        "matrix_exp-large",
+        "lib.matrix_exp(8 * x) + x.matrix_exp()",
+        SQ,
+        dtypes=("float64",),
+        gradgrad=False,
+    ),
+    expr("linalg.cond", "lib.linalg.cond(x)", SQ + TALL),
+    expr("linalg.cond--2", "lib.linalg.cond(x, -2)", SQ, gradgrad=False),
+    expr("linalg.matrix_norm-nuc", "lib.linalg.matrix_norm(x, 'nuc')", SQ + TALL),
+    expr("linalg.matrix_norm-2", "lib.linalg.matrix_norm(x, 2, dim=(0, -1))", SQ + TALL),
+    expr(
+        "linalg.norm-matrix",
+        "lib.linalg.norm(x, -2, (-2, -1)) + lib.linalg.norm(x, 1, (-1, -2))",
+        SQ,
+        gradgrad=False,
+    ),
+    expr("linalg.inv_ex", "lib.linalg.inv_ex(x).inverse", SQ, gradgrad=False),
+    expr("linalg.solve_ex", "lib.linalg.solve_ex(x, y).result", TRI, gradgrad=False),
+    expr("linalg.tensorinv", "lib.linalg.tensorinv(x.reshape(2, 3, 6), ind=2)", ((6, 6),)),
+    expr(
+        "linalg.tensorsolve", "lib.linalg.tensorsolve(x.reshape(2, 3, 6), y)", (((6, 6), (2, 3)),)
+    ),
+    expr("linalg.vander", "lib.linalg.vander(x, N=4)", ((3,), (2, 3))),
+    expr("linalg.householder_product", "lib.linalg.householder_product(x, y)", (((4, 3), (2,)),)),
+    expr("orgqr", "x.orgqr(y)", (((2, 4, 3), (2, 3)),), gradgrad=False),
+    expr("ormqr", "lib.ormqr(x, y, z) + x.ormqr(y, z, transpose=True)", (((4, 3), (3,), (4, 2)),)),
+    expr(
+        "ormqr-right",
+        "lib.ormqr(x, y, z.mT, left=False)",
+        (((4, 3), (3,), (4, 2)),),
+        gradgrad=False,
+    ),
+    expr(
+        "norm",
+        "lib.norm(x) + lib.norm(x, 'nuc') + lib.norm(x, 3, dim=1).sum()",
+        TALL[:1],
+        gradgrad=False,
+    ),
+    expr(
+        "frobenius_norm",
+        "lib.frobenius_norm(x, (0, 1)) + lib.nuclear_norm(x)",
+        TALL[:1],
+        gradgrad=False,
+    ),
+    expr("dist", "lib.dist(x, y) + x.dist(y, 3)", (((3, 4), (4,)),)),
+    expr("cdist", "lib.cdist(x, y)", (((2, 3, 4), (5, 4)), ((3, 4), (2, 4)))),
+    expr(
+        "cdist-p",
+        "lib.cdist(x, y, p=1.5) + lib.cdist(x, y, 0.0)",
+        (((3, 4), (2, 4)),),
+        gradgrad=False,
+    ),
+    expr("cross", "lib.cross(x, y) + x.cross(y, dim=1)", (((3, 3), (3, 3)),)),
+    expr("renorm", "lib.renorm(x, 2, 0, 1.0) + x.renorm(1, 1, 2.0)", M),
+]
+
+
+def against(name: str, text: str, torch_text: str, shapes, **kwargs) -> OpInfo:
+    """An op whose PyTorch function has a bug in its backward: compared with its
+    definition written with other PyTorch functions (``torch_text``)."""
+    info = expr(name, text, shapes, **kwargs)
+    info.torch_fn = expr(name, torch_text, shapes).torch_fn
+    return info
+
+
+LINALG += [
+    # torch.linalg.cond(x, 'fro')'s backward writes into a tensor it saved (torch 2.13)
+    against(
+        "linalg.cond-fro",
+        "lib.linalg.cond(x, 'fro')",
+        "lib.linalg.matrix_norm(x) * lib.linalg.matrix_norm(lib.linalg.inv(x))",
+        SQ,
+    ),
+    # torch.vander(x): the same error in its backward
+    against(
+        "vander",
+        "lib.vander(x) + lib.vander(x, 3, increasing=True)",
+        "lib.linalg.vander(x).flip(-1) + lib.linalg.vander(x, N=3)",
+        ((3,),),
+    ),
+]
+
 #: Every op the parametrized tests run.
 OPS = _table_infos() + EXTRA + JOINING + LINALG
 
