@@ -13,9 +13,25 @@ function is the method.
 
 from __future__ import annotations
 
-from minigrad import arithmetic, elementwise, joining, legacy, reductions, selection
+from minigrad import (
+    arithmetic,
+    calculus,
+    elementwise,
+    enumeration,
+    function_forms,
+    histograms,
+    joining,
+    legacy,
+    reductions,
+    sampling,
+    scatters,
+    selection,
+    statistics,
+)
 
 _MODULES = (arithmetic, reductions, selection, joining, legacy)
+#: The torch namespace's numeric functions and their Tensor methods (issue 24).
+_MODULES += (statistics, histograms, calculus, enumeration, scatters, sampling, function_forms)
 
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings
@@ -73,6 +89,8 @@ def attach_methods(tensor_cls) -> None:
         for alias, target in getattr(module, "ALIASES", {}).items():
             if target in module.METHODS:
                 setattr(tensor_cls, alias, getattr(module, target))
+        for name, method in getattr(module, "TENSOR_METHODS", {}).items():
+            setattr(tensor_cls, name, method)  # methods with no function of that name
     for name, method in arithmetic.DUNDERS.items():
         setattr(tensor_cls, name, method)
     for name in NUMPY_KEYWORDS:
