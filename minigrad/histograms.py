@@ -25,20 +25,19 @@ def _const(array) -> Tensor:
 
 def _float_input(x: Tensor, name: str) -> np.ndarray:
     if x.dtype.kind != "f":
-        raise RuntimeError(f"{name}: \"{name}_cpu\" not implemented for '{x.dtype}'")
+        raise NotImplementedError(f"{name}: \"histogram_cpu\" not implemented for '{x.dtype}'")
     return x._data
 
 
-def _data_range(values: np.ndarray, lo, hi) -> tuple[float, float]:
-    """``(lo, hi)``, taken from the finite data when both are unset (None or equal)."""
+def _data_range(values: np.ndarray, lo, hi, widen: float, name: str) -> tuple[float, float]:
+    """``(lo, hi)``: the data's own range when unset (None, or equal: ``histc``'s 0, 0),
+    widened by ``widen`` on each side when it is a single point."""
     if lo is None or hi is None or lo == hi:
-        finite = values[np.isfinite(values)]
-        if lo is None or hi is None or lo == hi:
-            lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 0.0)
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
+        lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"range of [{lo}, {hi}] is not finite")
+        raise RuntimeError(f"{name}: range of [{lo}, {hi}] is not finite")
+    if lo == hi:
+        lo, hi = lo - widen, hi + widen
     if lo > hi:
         raise RuntimeError(f"max must be larger than min, got min={lo} and max={hi}")
     return lo, hi
@@ -52,7 +51,7 @@ def _bin_of(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return np.where(outside, -1, k)
 
 
-def _edges(values: np.ndarray, bins, lo, hi, dtype) -> np.ndarray:
+def _edges(values: np.ndarray, bins, lo, hi, dtype, name: str = "histogram") -> np.ndarray:
     if isinstance(bins, Tensor):
         edges = bins._data.astype(dtype)
         if edges.ndim != 1 or edges.size < 2:
@@ -64,7 +63,12 @@ def _edges(values: np.ndarray, bins, lo, hi, dtype) -> np.ndarray:
         return edges
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins <= 0:
         raise RuntimeError(f"histogram: bins must be > 0, got {bins!r}")
-    lo, hi = _data_range(values, lo, hi)
+    if name == "histc":
+        lo, hi = _data_range(values, lo, hi, 1.0, "torch.histc")
+    elif values.size == 0 and lo is None:
+        lo, hi = 0.0, 1.0  # PyTorch's range for no data
+    else:
+        lo, hi = _data_range(values, lo, hi, 0.5, name)
     return np.linspace(lo, hi, int(bins) + 1).astype(dtype)
 
 
@@ -84,7 +88,7 @@ def histc(input, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A001, A002
     lo, hi = float(min), float(max)
     if lo > hi:
         raise RuntimeError(f"torch.histc: max must be larger than min, got min={lo} and max={hi}")
-    edges = _edges(values, int(bins), lo, hi, x.dtype)
+    edges = _edges(values, int(bins), lo, hi, x.dtype, "histc")
     k = _bin_of(values, edges)
     counts = np.bincount(k[k >= 0], minlength=int(bins))
     return _const(counts.astype(x.dtype))

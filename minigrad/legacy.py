@@ -44,7 +44,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
 
 
 def range(  # noqa: A001  (torch.range)
-    start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False
+    start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False
 ) -> Tensor:
     """``start, start + step, ...`` up to and including ``end`` (deprecated in PyTorch,
     which warns: ``arange`` excludes the end). Float32 unless ``dtype`` says otherwise."""
@@ -55,8 +55,6 @@ def range(  # noqa: A001  (torch.range)
         UserWarning,
         stacklevel=2,
     )
-    if end is None:
-        start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:

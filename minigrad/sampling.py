@@ -27,6 +27,12 @@ def _const(array) -> Tensor:
     return Tensor._make(np.asarray(array), False, None)
 
 
+def _floats(t: Tensor, kernel: str) -> Tensor:
+    if t.dtype.kind != "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{t.dtype}'")
+    return t
+
+
 def _probabilities(p, name: str) -> np.ndarray:
     data = np.asarray(p._data if isinstance(p, Tensor) else p, dtype=np.float64)
     if np.any(~((data >= 0) & (data <= 1))):
@@ -39,6 +45,8 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     """1 with probability ``input`` (each element), else 0, in the input's dtype; with
     ``p`` (a number), 1 with probability ``p`` in the input's shape."""
     x = as_tensor(input)
+    if p is None:
+        _floats(x, "bernoulli_tensor_cpu_p_")
     probs = _probabilities(x if p is None else p, "bernoulli")
     u = _random.resolve(generator).random(x.shape)
     return _const((u < probs).astype(x.dtype))
@@ -48,10 +56,9 @@ def binomial(count, prob, generator=None) -> Tensor:
     """The number of successes in ``count`` trials of probability ``prob`` (elementwise),
     in ``count``'s floating-point dtype."""
     n, p = as_tensor(count), as_tensor(prob)
-    if n.dtype.kind != "f" or p.dtype.kind != "f":
-        raise RuntimeError(
-            f"binomial: \"binomial_cpu\" not implemented for '{n.dtype}' and '{p.dtype}'"
-        )
+    _floats(n, "binomial_cpu")
+    if p.dtype != n.dtype:
+        raise RuntimeError(f"binomial: found dtype {p.dtype} for prob but expected {n.dtype}")
     probs = _probabilities(p, "binomial")
     if np.any(n._data < 0):
         raise RuntimeError("binomial: count must be non-negative")
@@ -61,7 +68,7 @@ def binomial(count, prob, generator=None) -> Tensor:
 
 def poisson(input, generator=None) -> Tensor:  # noqa: A002
     """A Poisson sample with rate ``input`` (elementwise), in the input's dtype."""
-    rates = as_tensor(input)
+    rates = _floats(as_tensor(input), "poisson_cpu")
     if np.any(rates._data < 0) or np.any(np.isnan(rates._data)):
         raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
     draws = _random.resolve(generator).poisson(rates._data.astype(np.float64))
@@ -107,7 +114,13 @@ def normal(
     if np.any(std_data < 0):
         raise RuntimeError("normal expects all elements of std >= 0.0")
     if isinstance(mean, Tensor) and isinstance(std, Tensor):
-        shape = np.broadcast_shapes(mean.shape, std.shape)
+        try:
+            shape = np.broadcast_shapes(mean.shape, std.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"normal: the shapes of mean {list(mean.shape)} and std {list(std.shape)} "
+                "cannot be broadcast together"
+            ) from None
         dtype = np.result_type(mean.dtype, std.dtype)
     else:
         t = mean if isinstance(mean, Tensor) else std
@@ -160,16 +173,24 @@ def _random_(self: Tensor, *args, generator=None, **kwargs) -> Tensor:
     return _fill(self, "random_", draws)
 
 
+def _continuous(t: Tensor, name: str) -> None:
+    if t.dtype.kind != "f":
+        raise RuntimeError(
+            f"{name} distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {t.dtype}"
+        )
+
+
 def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None):
     """Fill with Cauchy samples: ``median + sigma * tan(pi (u - 1/2))``."""
-    self._float_only("cauchy_")
+    _continuous(self, "Cauchy")
     draws = median + sigma * _random.resolve(generator).standard_cauchy(self.shape)
     return _fill(self, "cauchy_", draws)
 
 
 def _exponential_(self: Tensor, lambd: float = 1.0, *, generator=None) -> Tensor:
     """Fill with exponential samples of rate ``lambd`` (density ``lambd e^(-lambd x)``)."""
-    self._float_only("exponential_")
+    _continuous(self, "Exponential")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     draws = _random.resolve(generator).exponential(1.0 / lambd, self.shape)
@@ -185,7 +206,7 @@ def _geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
 
 def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator=None):
     """Fill with ``exp(N(mean, std^2))`` samples."""
-    self._float_only("log_normal_")
+    _floats(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std}")
     draws = _random.resolve(generator).lognormal(mean, std, self.shape)

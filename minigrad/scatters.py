@@ -110,7 +110,7 @@ def put(input, index, source, accumulate: bool = False) -> Tensor:  # noqa: A002
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {idx.dtype}")
     source = as_tensor(source)
     if source.numel() != idx.size:
-        raise RuntimeError(
+        raise IndexError(
             f"put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source.numel()}, index.numel() = {idx.size}"
         )

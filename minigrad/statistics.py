@@ -132,17 +132,17 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
             f"nearest. Got {interpolation}"
         )
     qs, scalar_q = _check_q(q, x, name)
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
     if dim is None:
         rows, d = x.reshape(-1), 0
     else:
         d = _dim(dim, x.ndim)
         rows = x.reshape(1) if x.ndim == 0 else x.movedim(d, -1)
-        if rows.shape[-1] == 0:
-            raise IndexError(f"{name}() input tensor cannot be empty")
     # rows: (*R, n) sorted along the last dim, NaN last
     n = rows.shape[-1]
     rest = rows.shape[:-1]
-    sorted_rows = rows.sort(-1, stable=True).values if n else rows
+    sorted_rows = rows.sort(-1, stable=True).values
     nan = np.isnan(rows._data)
     q_shape = (len(qs),) + (1,) * len(rest)
     if ignore_nan:  # the ranks among the values that are not NaN (all NaN: rank 0, a NaN)
@@ -160,13 +160,10 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
         lo = hi
     weight = {"midpoint": 0.5}.get(interpolation, None)
     weight = rank - lo if weight is None else np.full(rank.shape, weight)
-    if n == 0:
-        out = _const(np.full((len(qs),) + rest, np.nan, x.dtype))
-    else:
-        expanded = sorted_rows.unsqueeze(0).expand(len(qs), *rows.shape)
-        v_lo = expanded.gather(-1, _const(np.minimum(lo, n - 1)[..., None])).squeeze(-1)
-        v_hi = expanded.gather(-1, _const(np.minimum(hi, n - 1)[..., None])).squeeze(-1)
-        out = v_lo + (v_hi - v_lo) * _const(weight.astype(x.dtype))
+    expanded = sorted_rows.unsqueeze(0).expand(len(qs), *rows.shape)
+    v_lo = expanded.gather(-1, _const(lo[..., None])).squeeze(-1)
+    v_hi = expanded.gather(-1, _const(hi[..., None])).squeeze(-1)
+    out = v_lo + (v_hi - v_lo) * _const(weight.astype(x.dtype))
     if keepdim:
         if dim is None:
             out = out.reshape((len(qs),) + (1,) * x.ndim)
@@ -262,7 +259,7 @@ def cov(input, *, correction: int = 1, fweights=None, aweights=None) -> Tensor: 
     centered = x - mean
     weighted = centered if w is None else centered * w
     out = (weighted @ centered.T) / fact
-    return out.reshape(()) if vector else out
+    return out.reshape(()) if vector or out.shape == (1, 1) else out
 
 
 def corrcoef(input) -> Tensor:  # noqa: A002

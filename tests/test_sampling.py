@@ -111,11 +111,21 @@ def test_random_forms():
         x.random_(3, 3)
 
 
-def test_float_only_fills_refuse_integer_tensors():
+def test_float_only_draws_refuse_integer_tensors():
+    # PyTorch's classes: a continuous distribution's RuntimeError, a missing kernel
     x = mg.zeros(3, dtype=mg.int64)
-    for method in ("cauchy_", "exponential_", "log_normal_"):
-        with pytest.raises(NotImplementedError):
+    for method in ("cauchy_", "exponential_"):
+        with pytest.raises(RuntimeError, match="continuous"):
             getattr(x, method)()
+    with pytest.raises(NotImplementedError):
+        x.log_normal_()
+    for fn in (mg.bernoulli, mg.poisson):
+        with pytest.raises(NotImplementedError):
+            fn(mg.tensor([0, 1]))
+    with pytest.raises(RuntimeError, match="dtype"):
+        mg.binomial(mg.tensor([3.0]), mg.tensor([0.5], dtype=mg.float64))
+    with pytest.raises(RuntimeError, match="broadcast"):
+        mg.normal(mg.zeros(2), mg.ones(3))
     assert x.geometric_(0.5).dtype == mg.int64
 
 
