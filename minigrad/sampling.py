@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import random as _random
+from minigrad.autograd.function import Function
 from minigrad.random import DEFAULT_GENERATOR as default_generator
 from minigrad.random import initial_seed, seed
 from minigrad.tensor import Tensor, _size_args, as_tensor
@@ -40,6 +41,24 @@ def _probabilities(p, name: str) -> np.ndarray:
     return data
 
 
+class Sampled(Function):
+    """A sample drawn with the parameters ``x`` (probabilities, rates): a step function
+    of them, so its derivative is 0 where PyTorch defines one (``bernoulli(p)``,
+    ``poisson``); where PyTorch has none (``bernoulli(x, p)``, ``binomial``) the result
+    still requires grad and the backward raises, as in PyTorch."""
+
+    @staticmethod
+    def forward(ctx, x, sample, name):
+        ctx.shape, ctx.name = x._data.shape, name
+        return sample
+
+    @staticmethod
+    def backward(ctx, g):
+        if ctx.name is not None:
+            raise RuntimeError(f"derivative for aten::{ctx.name} is not implemented")
+        return Tensor._make(np.zeros(ctx.shape, g.dtype), False, None), None, None
+
+
 # ------------------------------------------------------------------------ functions
 def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
     """1 with probability ``input`` (each element), else 0, in the input's dtype; with
@@ -49,7 +68,7 @@ def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
         _floats(x, "bernoulli_tensor_cpu_p_")
     probs = _probabilities(x if p is None else p, "bernoulli")
     u = _random.resolve(generator).random(x.shape)
-    return _const((u < probs).astype(x.dtype))
+    return Sampled.apply(x, (u < probs).astype(x.dtype), None if p is None else "bernoulli")
 
 
 def binomial(count, prob, generator=None) -> Tensor:
@@ -63,7 +82,8 @@ def binomial(count, prob, generator=None) -> Tensor:
     if np.any(n._data < 0):
         raise RuntimeError("binomial: count must be non-negative")
     draws = _random.resolve(generator).binomial(n._data.astype(np.int64), probs)
-    return _const(np.asarray(draws).astype(n.dtype))
+    draws = np.asarray(draws).astype(n.dtype)
+    return Sampled.apply(p if p.requires_grad else n, draws, "binomial")
 
 
 def poisson(input, generator=None) -> Tensor:  # noqa: A002
@@ -72,7 +92,7 @@ def poisson(input, generator=None) -> Tensor:  # noqa: A002
     if np.any(rates._data < 0) or np.any(np.isnan(rates._data)):
         raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
     draws = _random.resolve(generator).poisson(rates._data.astype(np.float64))
-    return _const(np.asarray(draws).astype(rates.dtype))
+    return Sampled.apply(rates, np.asarray(draws).astype(rates.dtype), None)
 
 
 def normal(

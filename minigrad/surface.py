@@ -39,7 +39,7 @@ _MODULES += (statistics, histograms, calculus, enumeration, scatters, sampling, 
 NUMPY_KEYWORDS = (
     "sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax prod "
     "all any cumsum cumprod cummax cummin logcumsumexp count_nonzero median nansum nanmean "
-    "aminmax kthvalue norm squeeze unsqueeze flip"
+    "aminmax kthvalue norm squeeze unsqueeze flip mode nanmedian quantile nanquantile"
 ).split()
 
 
@@ -109,4 +109,7 @@ def functions() -> dict:
         out.update({name: getattr(module, name) for name in module.FUNCTIONS})
         for alias, target in getattr(module, "ALIASES", {}).items():
             out[alias] = getattr(module, target)
+    for name in NUMPY_KEYWORDS:
+        if name in out:  # mg.quantile(x, 0.5, axis=1), as the method
+            out[name] = _accept_numpy_keywords(out[name])
     return out

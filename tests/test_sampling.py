@@ -158,3 +158,21 @@ def test_default_generator_seed_and_initial_seed():
     np.testing.assert_array_equal(after.numpy(), mg.rand(2).numpy())
     s = mg.seed()
     assert isinstance(s, int) and mg.initial_seed() == s
+
+
+def test_samples_in_the_graph_as_pytorch():
+    # bernoulli(p) and poisson: derivative 0; bernoulli(x, p) and binomial: none (raises)
+    p = mg.full((3,), 0.5, requires_grad=True)
+    for sample in (mg.bernoulli(p), mg.poisson(p)):
+        assert sample.requires_grad
+        sample.sum().backward()
+        assert p.grad.tolist() == [0.0, 0.0, 0.0]
+    for sample in (
+        mg.bernoulli(p, 0.3),
+        mg.binomial(mg.full((3,), 4.0), p),
+        mg.binomial(mg.full((3,), 4.0, requires_grad=True), mg.full((3,), 0.5)),
+    ):
+        assert sample.requires_grad
+        with pytest.raises(RuntimeError, match="not implemented"):
+            sample.sum().backward()
+    assert not mg.bernoulli(mg.full((3,), 0.5)).requires_grad

@@ -87,3 +87,16 @@ def test_cov_errors():
         mg.cov(mg.zeros(2, 3), fweights=mg.tensor([1.0, 1.0, 1.0]))
     with pytest.raises(RuntimeError, match="negative"):
         mg.cov(mg.zeros(2, 3), aweights=mg.tensor([1.0, -1.0, 1.0]))
+
+
+def test_numpy_keyword_spellings(torch):
+    a = np.arange(12.0).reshape(3, 4)
+    for text in (
+        "lib.quantile(x, 0.5, axis=1, keepdims=True)",
+        "x.nanquantile(0.2, axis=0)",
+        "x.mode(axis=1).values",
+        "lib.nanmedian(x, axis=0, keepdims=True).values",
+    ):
+        got = eval(text, {"lib": mg, "x": mg.tensor(a)})
+        ref = eval(text, {"lib": torch, "x": torch.tensor(a)})
+        np.testing.assert_allclose(got.numpy(), ref.numpy())
