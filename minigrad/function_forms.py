@@ -38,29 +38,29 @@ def _inplace_function(name: str):
 
 
 # ------------------------------------------------------------------- in-place dropouts
-def _dropout_in_place(name: str, functional):
-    def fn(input, p: float, train: bool) -> Tensor:  # noqa: A002
-        """In place: ``input`` overwritten by its dropout (see the out-of-place form)."""
-        return input._inplace(name, functional()(input, p, train))
+# ``torch.dropout_(input, p, train)``: ``input`` overwritten by its dropout.
+def dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+    from minigrad.nn.functional import dropout
 
-    fn.__name__ = fn.__qualname__ = name
-    return fn
+    return input._inplace("dropout_", dropout(input, p, train))
 
 
-def _f(name: str):
-    def get():
-        from minigrad.nn import functional as F
-        from minigrad.nn.functional import torch_forms
+def alpha_dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+    from minigrad.nn.functional import alpha_dropout
 
-        return getattr(torch_forms if name == "feature_dropout" else F, name)
-
-    return get
+    return input._inplace("alpha_dropout_", alpha_dropout(input, p, train))
 
 
-dropout_ = _dropout_in_place("dropout_", _f("dropout"))
-alpha_dropout_ = _dropout_in_place("alpha_dropout_", _f("alpha_dropout"))
-feature_alpha_dropout_ = _dropout_in_place("feature_alpha_dropout_", _f("feature_alpha_dropout"))
-feature_dropout_ = _dropout_in_place("feature_dropout_", _f("feature_dropout"))
+def feature_alpha_dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+    from minigrad.nn.functional import feature_alpha_dropout
+
+    return input._inplace("feature_alpha_dropout_", feature_alpha_dropout(input, p, train))
+
+
+def feature_dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+    from minigrad.nn.functional.torch_forms import feature_dropout
+
+    return input._inplace("feature_dropout_", feature_dropout(input, p, train))
 
 
 # --------------------------------------------------------- functions of Tensor methods

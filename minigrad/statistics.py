@@ -97,7 +97,8 @@ def nanmedian(input, dim=None, keepdim: bool = False):  # noqa: A002
         flat = x.reshape(-1)
         if flat.shape[0] == 0:
             return _const(np.asarray(np.nan, x.dtype))
-        return _pick(flat, 0, False, _nanmedian_rows, Nanmedian).values
+        picked = _pick(flat, 0, False, _nanmedian_rows, Nanmedian).indices
+        return R.TiedPick.apply(x, int(picked.item()))  # the gradient shared among ties
     return _pick(x, dim, keepdim, _nanmedian_rows, Nanmedian)
 
 

@@ -408,6 +408,9 @@ LINALG = [
 #: The torch namespace's numeric functions (statistics.py, histograms.py, calculus.py,
 #: enumeration.py, scatters.py, function_forms.py).
 NUMERIC = [
+    # ties of a median over all elements share the gradient evenly, as in PyTorch
+    expr("median-ties", "x.median()", M, points=(([[2.0, 1.0, 1.0, 2.0, 1.0]],),)),
+    expr("nanmedian-ties", "x.nanmedian()", M, points=(([[2.0, 1.0, NAN, 1.0, 2.0]],),)),
     expr("mode", "x.mode(1).values", M),
     expr(
         "mode-ties",
