@@ -24,12 +24,13 @@ def _check_seed(where: str, seed) -> int:
     return int(seed)
 
 
-def manual_seed(seed: int) -> np.random.Generator:
-    """Seed the generator behind every random draw minigrad makes."""
+def manual_seed(seed: int) -> Generator:
+    """Seed the generator behind every random draw minigrad makes; returns it, the
+    default generator (as ``torch.manual_seed``: its NumPy methods work on it too)."""
     global _generator, _initial_seed
     _initial_seed = _check_seed("manual_seed", seed)
     _generator = np.random.default_rng(_initial_seed)
-    return _generator
+    return DEFAULT_GENERATOR
 
 
 def seed() -> int:

@@ -176,3 +176,11 @@ def test_samples_in_the_graph_as_pytorch():
         with pytest.raises(RuntimeError, match="not implemented"):
             sample.sum().backward()
     assert not mg.bernoulli(mg.full((3,), 0.5)).requires_grad
+
+
+def test_manual_seed_returns_the_default_generator():
+    g = mg.manual_seed(5)
+    assert g is mg.default_generator and g.initial_seed() == 5
+    first = g.normal(0.0, 1.0, 3)  # NumPy's methods, as before
+    mg.manual_seed(5)
+    np.testing.assert_array_equal(first, mg.default_generator.normal(0.0, 1.0, 3))
