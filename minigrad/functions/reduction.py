@@ -247,10 +247,6 @@ class TiedPick(Function):
     def backward(ctx, g):
         return g * constant(ctx.share), None
 
-    @staticmethod
-    def backward_array(ctx, g):
-        return g * ctx.share, None
-
 
 class LogSumExp(Function):
     """y = log sum_i exp(x_i), computed as m + log sum_i exp(x_i - m) with m = max x.
