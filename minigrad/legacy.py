@@ -10,6 +10,8 @@ likewise ``DoubleTensor``, ``HalfTensor``, ``LongTensor``, ``IntTensor``,
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from minigrad import dtypes
@@ -39,6 +41,81 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
     if requires_grad:
         t.requires_grad_()
     return t
+
+
+def range(  # noqa: A001  (torch.range)
+    start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False
+) -> Tensor:
+    """``start, start + step, ...`` up to and including ``end`` (deprecated in PyTorch,
+    which warns: ``arange`` excludes the end). Float32 unless ``dtype`` says otherwise."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its "
+        "behavior is inconsistent with Python's range builtin. Instead, use torch.arange, "
+        "which produces values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    count = int(np.floor((end - start) / step)) + 1
+    data = (start + step * np.arange(count, dtype=np.float64)).astype(_float_dtype(dtype))
+    return _finish(data, requires_grad, device, "range")
+
+
+def empty_strided(
+    size, stride, *, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
+) -> Tensor:
+    """An uninitialized (here: zero) tensor of ``size`` whose elements sit ``stride``
+    elements apart in its memory."""
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {size} and {stride}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"empty_strided: strides must be non-negative, got {list(stride)}")
+    dtype = _float_dtype(dtype)
+    extent = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    buffer = np.zeros(extent, dtype)
+    byte_strides = tuple(s * buffer.itemsize for s in stride)
+    data = np.lib.stride_tricks.as_strided(buffer, size, byte_strides, writeable=True)
+    return _finish(data, requires_grad, device, "empty_strided")
+
+
+def empty_permuted(
+    size, physical_layout, *, dtype=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
+    """An uninitialized (here: zero) tensor of ``size`` laid out in memory in the dim
+    order ``physical_layout`` (outermost first): ``empty_permuted((2, 3, 4), (0, 2, 1))``
+    is a ``(2, 4, 3)`` block seen as ``(2, 3, 4)``."""
+    size, order = tuple(int(s) for s in size), tuple(int(d) for d in physical_layout)
+    if sorted(order) != list(np.arange(len(size))):
+        raise RuntimeError(
+            f"Number of dimensions in size does not match the length of the physical_layout; "
+            f"or physical_layout {list(order)} is not a permutation"
+        )
+    block = np.zeros(tuple(size[d] for d in order), _float_dtype(dtype))
+    return _finish(block.transpose(np.argsort(order)), requires_grad, device, "empty_permuted")
+
+
+def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad=False) -> Tensor:
+    """A 1-D tensor sharing memory with ``buffer`` (an object of the buffer protocol:
+    ``bytearray``, ``array.array``, ``memoryview``...), read as ``dtype`` from byte
+    ``offset``, ``count`` elements (all by default)."""
+    dtype = dtypes.as_dtype(dtype)
+    try:
+        data = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
+    except ValueError as e:
+        raise ValueError(f"frombuffer: {e}") from None
+    if not data.flags.writeable:
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable "
+            "tensors. This means you can write to the underlying (supposedly non-writable) "
+            "buffer using the tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _finish(data, requires_grad, None, "frombuffer")
 
 
 class _TypedMeta(type):
@@ -74,6 +151,10 @@ FUNCTIONS = [
     "logspace",
     "scalar_tensor",
     "asarray",
+    "range",
+    "empty_strided",
+    "empty_permuted",
+    "frombuffer",
     "FloatTensor",
     "DoubleTensor",
     "HalfTensor",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 _generator = np.random.default_rng(0)
+_initial_seed = 0  # the seed of the default generator (``mg.initial_seed()``)
 
 
 def _check_seed(where: str, seed) -> int:
@@ -23,11 +24,26 @@ def _check_seed(where: str, seed) -> int:
     return int(seed)
 
 
-def manual_seed(seed: int) -> np.random.Generator:
-    """Seed the generator behind every random draw minigrad makes."""
-    global _generator
-    _generator = np.random.default_rng(_check_seed("manual_seed", seed))
-    return _generator
+def manual_seed(seed: int) -> Generator:
+    """Seed the generator behind every random draw minigrad makes; returns it, the
+    default generator (as ``torch.manual_seed``: its NumPy methods work on it too)."""
+    global _generator, _initial_seed
+    _initial_seed = _check_seed("manual_seed", seed)
+    _generator = np.random.default_rng(_initial_seed)
+    return DEFAULT_GENERATOR
+
+
+def seed() -> int:
+    """Seed the default generator from the operating system's entropy (a run that
+    cannot be reproduced); returns the seed."""
+    new = int(np.random.SeedSequence().entropy % (2**63))
+    manual_seed(new)
+    return new
+
+
+def initial_seed() -> int:
+    """The seed the default generator was last seeded with (0 until ``manual_seed``)."""
+    return _initial_seed
 
 
 def default_generator() -> np.random.Generator:
@@ -89,6 +105,39 @@ class Generator:
 
     def __repr__(self) -> str:
         return f"<minigrad.Generator seed={self._seed}>"
+
+
+class _DefaultGenerator(Generator):
+    """``mg.default_generator``, as ``torch.default_generator``: a ``Generator`` whose
+    stream is the default one (what ``manual_seed``, ``get_rng_state`` and every draw
+    without ``generator=`` use): seeding it seeds them all."""
+
+    def __init__(self) -> None:  # no state of its own: it reads the module's
+        pass
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        return _generator
+
+    @property
+    def _seed(self) -> int:
+        return _initial_seed
+
+    def manual_seed(self, seed: int) -> Generator:
+        manual_seed(seed)
+        return self
+
+    def seed(self) -> int:
+        return seed()
+
+    def set_state(self, state: dict) -> None:
+        set_rng_state(state)
+
+    def __repr__(self) -> str:
+        return f"<minigrad.Generator (the default generator) seed={_initial_seed}>"
+
+
+DEFAULT_GENERATOR = _DefaultGenerator()
 
 
 def resolve(generator) -> np.random.Generator:

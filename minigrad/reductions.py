@@ -182,7 +182,8 @@ def median(input, dim=None, keepdim: bool = False):  # noqa: A002
         flat = x.reshape(-1)
         if flat.shape[0] == 0:
             return _const(np.asarray(np.nan, x.dtype))
-        return _kth(flat, (flat.shape[0] - 1) // 2, 0, False, Median).values
+        picked = _kth(flat, (flat.shape[0] - 1) // 2, 0, False, Median).indices
+        return R.TiedPick.apply(x, int(picked.item()))  # the gradient shared among ties
     n = x.shape[_dim(dim, x.ndim)] if x.ndim else 1
     return _kth(x, (n - 1) // 2, dim, keepdim, Median)
 

@@ -14,9 +14,26 @@ function is the method.
 
 from __future__ import annotations
 
-from minigrad import arithmetic, elementwise, joining, legacy, linalg_names, reductions, selection
+from minigrad import (
+    arithmetic,
+    calculus,
+    elementwise,
+    enumeration,
+    function_forms,
+    histograms,
+    joining,
+    legacy,
+    linalg_names,
+    reductions,
+    sampling,
+    scatters,
+    selection,
+    statistics,
+)
 
 _MODULES = (arithmetic, reductions, selection, joining, legacy, linalg_names)
+#: The torch namespace's numeric functions and their Tensor methods (issue 24).
+_MODULES += (statistics, histograms, calculus, enumeration, scatters, sampling, function_forms)
 
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings
@@ -24,7 +41,7 @@ _MODULES = (arithmetic, reductions, selection, joining, legacy, linalg_names)
 NUMPY_KEYWORDS = (
     "sum mean var std amax amin max min argmax argmin logsumexp softmax log_softmax prod "
     "all any cumsum cumprod cummax cummin logcumsumexp count_nonzero median nansum nanmean "
-    "aminmax kthvalue norm squeeze unsqueeze flip"
+    "aminmax kthvalue norm squeeze unsqueeze flip mode nanmedian quantile nanquantile"
 ).split()
 
 
@@ -74,6 +91,8 @@ def attach_methods(tensor_cls) -> None:
         for alias, target in getattr(module, "ALIASES", {}).items():
             if target in module.METHODS:
                 setattr(tensor_cls, alias, getattr(module, target))
+        for name, method in getattr(module, "TENSOR_METHODS", {}).items():
+            setattr(tensor_cls, name, method)  # methods with no function of that name
     for name, method in arithmetic.DUNDERS.items():
         setattr(tensor_cls, name, method)
     for name in NUMPY_KEYWORDS:
@@ -92,4 +111,7 @@ def functions() -> dict:
         out.update({name: getattr(module, name) for name in module.FUNCTIONS})
         for alias, target in getattr(module, "ALIASES", {}).items():
             out[alias] = getattr(module, target)
+    for name in NUMPY_KEYWORDS:
+        if name in out:  # mg.quantile(x, 0.5, axis=1), as the method
+            out[name] = _accept_numpy_keywords(out[name])
     return out

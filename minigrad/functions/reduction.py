@@ -229,6 +229,25 @@ class Amin(_Extremum):
     reduce = staticmethod(np.min)
 
 
+class TiedPick(Function):
+    """y = x.flatten()[index]: an element picked by its value (the median). Its gradient
+    is split evenly among the elements equal to it, PyTorch's rule for ``median()`` and
+    ``nanmedian()`` over all elements (as for ``amax``); a NaN pick gets all of it."""
+
+    @staticmethod
+    def forward(ctx, x, index):
+        value = x._data.reshape(-1)[index]
+        hit = (x._data == value).astype(x._data.dtype)
+        if not hit.any():  # a NaN equals nothing
+            hit.reshape(-1)[index] = 1
+        ctx.share = hit / hit.sum()
+        return np.asarray(value)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * constant(ctx.share), None
+
+
 class LogSumExp(Function):
     """y = log sum_i exp(x_i), computed as m + log sum_i exp(x_i - m) with m = max x.
 

@@ -564,8 +564,186 @@ LINALG += [
     ),
 ]
 
+#: The torch namespace's numeric functions (statistics.py, histograms.py, calculus.py,
+#: enumeration.py, scatters.py, function_forms.py).
+NUMERIC = [
+    # ties of a median over all elements share the gradient evenly, as in PyTorch
+    expr("median-ties", "x.median()", M, points=(([[2.0, 1.0, 1.0, 2.0, 1.0]],),)),
+    expr("nanmedian-ties", "x.nanmedian()", M, points=(([[2.0, 1.0, NAN, 1.0, 2.0]],),)),
+    expr("mode", "x.mode(1).values", M),
+    expr(
+        "mode-ties",
+        "lib.mode(x, 0, keepdim=True).values",
+        M,
+        dtypes=("int64",),
+        domain=(0, 2),
+        differentiable=False,
+    ),
+    expr(
+        "mode-indices",
+        "x.mode(-1).indices",
+        ((3, 6),),
+        dtypes=("int64", "bool"),
+        domain=(0, 2),
+        differentiable=False,
+    ),
+    expr("nanmedian", "x.nanmedian()", M + ((5,),)),
+    expr(
+        "nanmedian-dim",
+        "lib.nanmedian(x, 1).values",
+        M,
+        points=(([[1.0, NAN, 3.0, 0.5], [NAN, NAN, 2.0, NAN], [2.0, NAN, NAN, 1.0]],),),
+    ),
+    expr(
+        "nanmedian-indices",
+        "x.nanmedian(0, keepdim=True).indices",
+        M,
+        differentiable=False,
+        points=(([[1.0, NAN, 3.0], [NAN, NAN, 2.0]],),),
+    ),
+    expr("quantile", "x.quantile(0.3)", M + ((5,), ())),
+    expr(
+        "quantile-dim",
+        "lib.quantile(x, lib.tensor([0.0, 0.25, 0.5, 1.0], dtype=x.dtype), dim=1, keepdim=True)",
+        M,
+    ),
+    expr("quantile-lower", "x.quantile(0.4, 0, interpolation='lower')", M),
+    expr("quantile-higher", "x.quantile(0.4, -1, interpolation='higher')", M),
+    expr("quantile-midpoint", "x.quantile(0.4, 1, interpolation='midpoint')", M),
+    expr(
+        "quantile-nearest",
+        "lib.quantile(x, lib.tensor([0.2, 0.5, 0.7], dtype=x.dtype), interpolation='nearest')",
+        M + ((4,), (3, 3)),
+    ),
+    expr("quantile-nan", "x.quantile(0.5, 1)", M, points=(([[1.0, NAN], [2.0, 3.0]],),)),
+    expr(
+        "nanquantile",
+        "x.nanquantile(0.75, 1)",
+        M,
+        points=(([[1.0, NAN, 3.0, 0.5], [NAN, NAN, NAN, NAN], [2.0, NAN, NAN, 1.0]],),),
+    ),
+    expr(
+        "nanquantile-all",
+        "lib.nanquantile(x, lib.tensor([0.1, 0.9], dtype=x.dtype), keepdim=True)",
+        M,
+    ),
+    expr("cov", "lib.cov(x)", M + ((5,),)),
+    expr("cov-correction", "x.cov(correction=0)", M),
+    expr(
+        "cov-weights",
+        "lib.cov(x, fweights=lib.tensor([1, 2, 1, 3]), aweights=y.abs() + 0.5)",
+        (((3, 4), (4,)),),
+    ),
+    expr("corrcoef", "x.corrcoef()", M + ((2, 5),)),
+    expr("gradient", "lib.gradient(x)[0] + lib.gradient(x)[1]", M + ((4, 3),)),
+    expr("gradient-spacing", "lib.gradient(x, spacing=[0.5, 2.0], edge_order=2)[1]", M),
+    expr(
+        "gradient-coords",
+        "lib.gradient(x, spacing=(lib.tensor([0.0, 1.0, 3.0], "
+        "dtype=x.dtype),), dim=0, edge_order=2)[0]",
+        M,
+    ),
+    expr(
+        "gradient-coords-1",
+        "lib.gradient(x, spacing=(lib.tensor([0.0, 1.0, 1.5, 4.0], dtype=x.dtype),), dim=-1)[0]",
+        M,
+    ),
+    expr("trapezoid", "lib.trapezoid(x)", M + ((5,),)),
+    expr("trapezoid-x", "lib.trapezoid(x, y, dim=0)", (((3, 4), (3,)), ((3, 4), (3, 4)))),
+    expr("trapezoid-dx", "lib.trapezoid(x, dx=0.5, dim=0)", M),
+    expr("trapz", "lib.trapz(x, y)", (((3, 4), (4,)),)),
+    expr("cumulative_trapezoid", "lib.cumulative_trapezoid(x, y)", (((3, 4), (4,)),)),
+    expr("cumulative_trapezoid-dx", "lib.cumulative_trapezoid(x, dx=2.0, dim=0)", M),
+    expr("combinations", "lib.combinations(x)", ((4,),)),
+    expr("combinations-r3", "lib.combinations(x, 3, with_replacement=True)", ((3,),)),
+    expr(
+        "unique_consecutive",
+        "lib.unique_consecutive(x, return_inverse=True, return_counts=True)[2]",
+        M,
+        dtypes=("int64",),
+        domain=(0, 1),
+        differentiable=False,
+    ),
+    expr(
+        "unique_consecutive-dim",
+        "x.unique_consecutive(dim=1)",
+        ((3, 6),),
+        dtypes=("int64",),
+        domain=(0, 1),
+        differentiable=False,
+    ),
+    expr(
+        "unravel_index",
+        "lib.unravel_index(x, (3, 2, 2))[1]",
+        M,
+        dtypes=("int64",),
+        domain=(-12, 11),
+        differentiable=False,
+    ),
+    expr("histc", "lib.histc(x, 5)", M + ((0,),), differentiable=False),
+    expr("histc-range", "x.histc(4, min=-1, max=1)", M, differentiable=False),
+    expr(
+        "histogram",
+        "lib.histogram(x, 3).hist + lib.histogram(x, 3).bin_edges.sum()",
+        M,
+        differentiable=False,
+    ),
+    expr(
+        "histogram-edges",
+        "x.histogram(lib.tensor([-1.0, 0.0, 0.5, 2.0], dtype=x.dtype), "
+        "weight=x.abs(), density=True).hist",
+        M,
+        differentiable=False,
+    ),
+    expr(
+        "histogramdd",
+        "lib.histogramdd(x, [2, 3], range=[-2.0, 2.0, -1.0, 1.0]).hist",
+        ((6, 2),),
+        differentiable=False,
+    ),
+    expr("diagonal_scatter", "lib.diagonal_scatter(x, y, 1)", (((3, 4), (3,)),)),
+    expr("diagonal_scatter-3d", "x.diagonal_scatter(y, -1, 0, 2)", (((3, 2, 4), (2, 2)),)),
+    expr("select_scatter", "lib.select_scatter(x, y, 1, -1)", (((3, 4), (3,)),)),
+    expr("slice_scatter", "x.slice_scatter(y, 1, 1, None, 2)", (((3, 4), (3, 2)),)),
+    expr(
+        "as_strided_scatter",
+        "lib.as_strided_scatter(x, y, (2, 2), (1, 2), 1)",
+        (((3, 4), (2, 2)),),
+        differentiable=False,  # torch 2.13 fails its own gradcheck: see test_scatters.py
+    ),
+    expr("put", "x.put(lib.tensor([0, -1, 5]), y)", (((3, 4), (3,)),)),
+    expr(
+        "put-accumulate",
+        "lib.put(x, lib.tensor([[0, 5], [5, 11]]), y, accumulate=True)",
+        (((3, 4), (2, 2)),),
+    ),
+    expr(
+        "index_reduce-mean",
+        "x.index_reduce(1, lib.tensor([0, 2, 0]), y, 'mean')",
+        (((3, 4), (3, 3)),),
+    ),
+    expr(
+        "index_reduce-amax",
+        "x.index_reduce(0, lib.tensor([2, 0]), y, 'amax', include_self=False)",
+        (((3, 4), (2, 4)),),
+        differentiable=False,
+    ),
+    expr(
+        "index_reduce-prod",
+        "x.index_reduce(0, lib.tensor([2, 2]), y, 'prod')",
+        (((3, 4), (2, 4)),),
+        differentiable=False,
+    ),
+    expr("fill", "lib.fill(x, 2.5)", M, differentiable=False),
+    expr("clone", "lib.clone(x)", M),
+    expr("t", "lib.t(x)", M + ((3,),)),
+    expr("unflatten", "lib.unflatten(x, 1, (2, -1))", M),
+    expr("hardshrink-method", "x.hardshrink(0.3)", M),
+    expr("prelu-method", "x.prelu(y)", (((3, 4), (4,)),)),
+]
+
 #: Every op the parametrized tests run.
-OPS = _table_infos() + EXTRA + JOINING + LINALG
+OPS = _table_infos() + EXTRA + JOINING + LINALG + NUMERIC
 
 
 def sample_inputs(info: OpInfo, dtype: str, rng) -> list:
