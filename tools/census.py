@@ -22,6 +22,7 @@ category and reason come from ``minigrad/unsupported.json``), and **missing** ot
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import pkgutil
@@ -138,12 +139,19 @@ def check_module(path: str) -> str:
     """The same verdict for ``import minigrad.<path without 'torch.'>``."""
     import minigrad
 
+    name = "minigrad." + path.split(".", 1)[1]
     try:
-        importlib.import_module("minigrad." + path.split(".", 1)[1])
+        importlib.import_module(name)
     except minigrad.UnsupportedError:
         return "classified"
     except ImportError:
-        return "missing"
+        # A module of ours that needs an optional package (``utils.tensorboard`` needs
+        # ``tensorboard``) exists whether or not that package is installed here, so the
+        # verdict does not depend on the environment.
+        try:
+            return "present" if importlib.util.find_spec(name) else "missing"
+        except ImportError:
+            return "missing"
     return "present"
 
 
