@@ -33,7 +33,7 @@ SPECIAL_ONLY = frozenset(
     chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w
     shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v
     shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he
-    laguerre_polynomial_l legendre_polynomial_p""".split()
+    laguerre_polynomial_l legendre_polynomial_p airy_ai""".split()
 )
 
 #: Entries PyTorch gives no in-place variant (``x.maximum_`` does not exist).

@@ -63,6 +63,7 @@ bessel_j0 = _table("bessel_j0", "J_0(x), the Bessel function of the first kind o
 bessel_j1 = _table("bessel_j1", "J_1(x), the Bessel function of the first kind of order 1.")
 bessel_y0 = _table("bessel_y0", "Y_0(x), x > 0, the Bessel function of the second kind.")
 bessel_y1 = _table("bessel_y1", "Y_1(x), x > 0, the Bessel function of the second kind.")
+airy_ai = _table("airy_ai", "Ai(x), the Airy function: y'' = x y, decaying as x -> inf.")
 spherical_bessel_j0 = _table("spherical_bessel_j0", "j_0(x) = sin(x) / x.")
 gammainc = _table("igamma", "P(a, x) = 1/Gamma(a) int_0^x t^(a-1) e^-t dt.")
 gammaincc = _table("igammac", "Q(a, x) = 1 - P(a, x).")
@@ -139,7 +140,7 @@ __all__ = [
     "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
     "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
     "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l",
-    "legendre_polynomial_p",
+    "legendre_polynomial_p", "airy_ai",
 ]  # fmt: skip
 
 from minigrad.unsupported import module_getattr  # noqa: E402

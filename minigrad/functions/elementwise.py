@@ -184,6 +184,7 @@ UNARY = (
     Op("bessel_y0", bessel.bessel_y0, None, "-inf at 0, NaN below"),
     Op("bessel_y1", bessel.bessel_y1, None, "-inf at 0, NaN below"),
     Op("spherical_bessel_j0", bessel.spherical_bessel_j0, None),
+    Op("airy_ai",  bessel.airy_ai,  None, "NaN at +-inf, as PyTorch"),
     Op("ndtr",     _ndtr,           ("g * exp(-x * x / 2) / (SQRT_PI * 2**0.5)",)),
     Op("entr",     _entr,           ("-g * (log(x) + 1)",), "-x log x; slope inf at 0, NaN below"),
     Op("sinc",     np.sinc,           ("where(x == 0, 0.0, g * (cos(pi * x) - y) / x)",),

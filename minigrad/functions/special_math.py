@@ -157,5 +157,5 @@ def erfcx(x: np.ndarray) -> np.ndarray:
             total = total + term
         far = total / (large * math.sqrt(math.pi))
     out = np.where(v < _ERFCX_ASYMPTOTIC_FROM, near, far)
-    out = np.where(np.isneginf(v), np.inf, out)
+    out = np.where(v < -27, np.inf, out)  # 2 exp(x^2) overflows from -26.64 on
     return np.where(np.isnan(v), np.nan, out).astype(x.dtype, copy=False)

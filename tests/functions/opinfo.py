@@ -150,9 +150,12 @@ for _name, _domain in {
     "modified_bessel_k0": POSITIVE, "modified_bessel_k1": POSITIVE,
     "scaled_modified_bessel_k0": POSITIVE, "scaled_modified_bessel_k1": POSITIVE,
     "bessel_j0": (-8.0, 8.0), "bessel_j1": (-8.0, 8.0), "bessel_y0": (0.1, 8.0),
-    "bessel_y1": (0.1, 8.0), "spherical_bessel_j0": (-8.0, 8.0),
+    "bessel_y1": (0.1, 8.0), "spherical_bessel_j0": (-8.0, 8.0), "airy_ai": (-6.0, 6.0),
 }.items():  # fmt: skip
     OVERRIDES[_name] = dict(domain=_domain, torch_fn=_special(_name))
+# PyTorch's own airy_ai is off by up to 2e-6 near x = -2.6 (test_special_functions.py
+# checks minigrad's against exact series there)
+OVERRIDES["airy_ai"]["rtol"] = 1e-5
 # the orthogonal polynomials p_n(x): degrees n from 0 to 6, truncated (2.5 is 2)
 for _name in (
     "chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w "
