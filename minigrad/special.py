@@ -31,6 +31,17 @@ def _table(name: str, doc: str):
     return fn
 
 
+def _polynomial(name: str, doc: str):
+    """A polynomial family p_n(x) of the table, called as PyTorch's ``f(input, n)``."""
+
+    def fn(input, n):  # noqa: A002  (PyTorch's argument names)
+        return call(name, input, n)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc + " ``n`` is truncated to an integer; n < 0 gives 0."
+    return fn
+
+
 erf = _table("erf", "erf(x) = 2/sqrt(pi) int_0^x exp(-t^2) dt.")
 erfc = _table("erfc", "erfc(x) = 1 - erf(x).")
 erfinv = _table("erfinv", "The inverse of erf on (-1, 1).")
@@ -68,18 +79,28 @@ spherical_bessel_j0 = _table("spherical_bessel_j0", "j_0(x) = sin(x) / x.")
 gammainc = _table("igamma", "P(a, x) = 1/Gamma(a) int_0^x t^(a-1) e^-t dt.")
 gammaincc = _table("igammac", "Q(a, x) = 1 - P(a, x).")
 zeta = _table("zeta", "zeta(x, q) = sum_(k >= 0) (q + k)^-x, Hurwitz's zeta function.")
-chebyshev_polynomial_t = _table("chebyshev_polynomial_t", "T_n(x), Chebyshev of the first kind.")
-chebyshev_polynomial_u = _table("chebyshev_polynomial_u", "U_n(x), Chebyshev of the second kind.")
-chebyshev_polynomial_v = _table("chebyshev_polynomial_v", "V_n(x), Chebyshev of the third kind.")
-chebyshev_polynomial_w = _table("chebyshev_polynomial_w", "W_n(x), Chebyshev of the fourth kind.")
-shifted_chebyshev_polynomial_t = _table("shifted_chebyshev_polynomial_t", "T_n(2x - 1).")
-shifted_chebyshev_polynomial_u = _table("shifted_chebyshev_polynomial_u", "U_n(2x - 1).")
-shifted_chebyshev_polynomial_v = _table("shifted_chebyshev_polynomial_v", "V_n(2x - 1).")
-shifted_chebyshev_polynomial_w = _table("shifted_chebyshev_polynomial_w", "W_n(2x - 1).")
-hermite_polynomial_h = _table("hermite_polynomial_h", "H_n(x), the physicists' Hermite polynomial.")
-hermite_polynomial_he = _table("hermite_polynomial_he", "He_n(x), the probabilists' Hermite.")
-laguerre_polynomial_l = _table("laguerre_polynomial_l", "L_n(x), the Laguerre polynomial.")
-legendre_polynomial_p = _table("legendre_polynomial_p", "P_n(x), the Legendre polynomial.")
+chebyshev_polynomial_t = _polynomial(
+    "chebyshev_polynomial_t", "T_n(x), Chebyshev of the first kind."
+)
+chebyshev_polynomial_u = _polynomial(
+    "chebyshev_polynomial_u", "U_n(x), Chebyshev of the second kind."
+)
+chebyshev_polynomial_v = _polynomial(
+    "chebyshev_polynomial_v", "V_n(x), Chebyshev of the third kind."
+)
+chebyshev_polynomial_w = _polynomial(
+    "chebyshev_polynomial_w", "W_n(x), Chebyshev of the fourth kind."
+)
+shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t", "T_n(2x - 1).")
+shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u", "U_n(2x - 1).")
+shifted_chebyshev_polynomial_v = _polynomial("shifted_chebyshev_polynomial_v", "V_n(2x - 1).")
+shifted_chebyshev_polynomial_w = _polynomial("shifted_chebyshev_polynomial_w", "W_n(2x - 1).")
+hermite_polynomial_h = _polynomial(
+    "hermite_polynomial_h", "H_n(x), the physicists' Hermite polynomial."
+)
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", "He_n(x), the probabilists' Hermite.")
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", "L_n(x), the Laguerre polynomial.")
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", "P_n(x), the Legendre polynomial.")
 
 
 def ndtri(input) -> Tensor:  # noqa: A002

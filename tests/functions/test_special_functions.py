@@ -139,6 +139,8 @@ def test_pytorch_conventions_for_the_degree():
         out = S.chebyshev_polynomial_t(x, mg.tensor(n, dtype=mg.float64))
         np.testing.assert_allclose(out.numpy(), expected)
     assert S.chebyshev_polynomial_t(mg.tensor([1, 2]), 3).dtype == mg.float32
+    out = S.legendre_polynomial_p(mg.tensor([0.5], dtype=mg.float64), n=3)  # PyTorch's keyword
+    np.testing.assert_allclose(out.numpy(), [(5 * 0.125 - 1.5) / 2])
 
 
 def test_integer_inputs_give_the_default_float_and_igamma_refuses_them():
