@@ -2,7 +2,7 @@
 (the spherical j_0, and Airy's Ai, a Bessel function of order 1/3).
 
 Forwards of the elementwise table (``elementwise.py``), computed in float64 and returned
-in the input's floating dtype. Three methods, each used where it is accurate:
+in the input's floating dtype, by these methods, each where it is accurate:
 
 - **Power series** near 0 (Abramowitz & Stegun 9.1.10-13, 9.6.10-13):
   ``I_n(x) = sum_k (x/2)^(2k+n) / (k! (k+n)!)`` and ``J_n`` the same with alternating
