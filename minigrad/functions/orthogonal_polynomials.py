@@ -5,6 +5,8 @@ Each polynomial family starts from ``p_0 = 1`` and its ``p_1`` and climbs with
 ``n`` asked for, element by element. PyTorch's conventions for the degree: it is
 truncated toward zero (``n = 2.5`` gives ``p_2``), and a negative or NaN degree gives 0.
 The shifted Chebyshev polynomials are the plain ones at ``2x - 1`` (A & S 22.5.11-14).
+On (-1, 1) the Chebyshev polynomials of degree above 6 come from their trigonometric
+closed forms instead, as in PyTorch (the same values, without a loop over the degree).
 
 These are forwards of the elementwise table (``elementwise.py``): ``f(x, n)`` on arrays of
 one floating dtype.
@@ -15,17 +17,37 @@ from __future__ import annotations
 import numpy as np
 
 
-def _recurrence(x: np.ndarray, n: np.ndarray, first, step) -> np.ndarray:
-    """p_n(x) from p_0 = 1, p_1 = first(x), p_(k+1) = step(k, x, p_k, p_(k-1))."""
+def _degree(n: np.ndarray) -> np.ndarray:
+    """PyTorch's degree: n truncated toward zero; -1 (the polynomial is 0) for n < 0 or NaN."""
+    finite = np.isfinite(n) & (n >= 0)
+    return np.where(finite, np.trunc(np.where(finite, n, 0)), -1)
+
+
+def _recurrence(x: np.ndarray, n: np.ndarray, first, step, closed=None) -> np.ndarray:
+    """p_n(x) from p_0 = 1, p_1 = first(x), p_(k+1) = step(k, x, p_k, p_(k-1)).
+
+    ``closed(x, degree)``, if given, is the closed form the Chebyshev families have on
+    (-1, 1); it replaces the recurrence there above degree 6 (as in PyTorch), so that a
+    high degree costs no loop of that length."""
     x, n = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(n, dtype=np.float64))
-    degree = np.where(np.isfinite(n) & (n >= 0), np.trunc(np.where(np.isfinite(n), n, 0)), -1)
-    out = np.where(degree == 0, 1.0, 0.0)
+    degree = _degree(n)
+    use_closed = np.zeros(x.shape, dtype=bool)
+    if closed is not None:
+        use_closed = (np.abs(x) < 1) & (degree > 6)
+    climbing = np.where(use_closed, -1, degree)
+    out = np.where(climbing == 0, 1.0, 0.0)
     previous, current = np.ones_like(x), first(x)
-    out = np.where(degree == 1, current, out)
-    top = int(degree.max(initial=0))
-    for k in range(1, top):
+    out = np.where(climbing == 1, current, out)
+    for k in range(1, int(climbing.max(initial=0))):
         previous, current = current, step(k, x, current, previous)
-        out = np.where(degree == k + 1, current, out)
+        out = np.where(climbing == k + 1, current, out)
+        pending = climbing > k + 1
+        if not np.isfinite(current[pending]).any() and np.isnan(current[pending]).all():
+            out = np.where(pending, np.nan, out)  # NaN stays NaN: nothing left to climb
+            break
+    if closed is not None:
+        with np.errstate(all="ignore"):
+            out = np.where(use_closed, closed(np.where(use_closed, x, 0.5), degree), out)
     return out
 
 
@@ -37,24 +59,46 @@ def _result(out: np.ndarray, like: np.ndarray) -> np.ndarray:
     return out.astype(np.result_type(like, np.float32) if like.dtype.kind == "f" else out.dtype)
 
 
+# On (-1, 1), with x = cos(theta) (A & S 22.3.15-16; Mason & Handscomb 1.2):
+# T_n = cos(n theta), U_n = sin((n+1) theta) / sin(theta),
+# V_n = cos((n+1/2) theta) / cos(theta/2), W_n = sin((n+1/2) theta) / sin(theta/2).
+def _t_closed(x, n):
+    return np.cos(n * np.arccos(x))
+
+
+def _u_closed(x, n):
+    theta = np.arccos(x)
+    return np.sin((n + 1) * theta) / np.sin(theta)
+
+
+def _v_closed(x, n):
+    theta = np.arccos(x)
+    return np.cos((n + 0.5) * theta) / np.cos(theta / 2)
+
+
+def _w_closed(x, n):
+    theta = np.arccos(x)
+    return np.sin((n + 0.5) * theta) / np.sin(theta / 2)
+
+
 def chebyshev_polynomial_t(x, n):
     """T_n(x): T_0 = 1, T_1 = x, T_(k+1) = 2x T_k - T_(k-1)"""
-    return _result(_recurrence(x, n, lambda v: v, _chebyshev_step), x)
+    return _result(_recurrence(x, n, lambda v: v, _chebyshev_step, _t_closed), x)
 
 
 def chebyshev_polynomial_u(x, n):
     """U_n(x): U_0 = 1, U_1 = 2x, U_(k+1) = 2x U_k - U_(k-1)"""
-    return _result(_recurrence(x, n, lambda v: 2 * v, _chebyshev_step), x)
+    return _result(_recurrence(x, n, lambda v: 2 * v, _chebyshev_step, _u_closed), x)
 
 
 def chebyshev_polynomial_v(x, n):
     """V_n(x): V_0 = 1, V_1 = 2x - 1, V_(k+1) = 2x V_k - V_(k-1)"""
-    return _result(_recurrence(x, n, lambda v: 2 * v - 1, _chebyshev_step), x)
+    return _result(_recurrence(x, n, lambda v: 2 * v - 1, _chebyshev_step, _v_closed), x)
 
 
 def chebyshev_polynomial_w(x, n):
     """W_n(x): W_0 = 1, W_1 = 2x + 1, W_(k+1) = 2x W_k - W_(k-1)"""
-    return _result(_recurrence(x, n, lambda v: 2 * v + 1, _chebyshev_step), x)
+    return _result(_recurrence(x, n, lambda v: 2 * v + 1, _chebyshev_step, _w_closed), x)
 
 
 def shifted_chebyshev_polynomial_t(x, n):

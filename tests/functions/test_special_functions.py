@@ -244,3 +244,12 @@ def test_polynomials_match_pytorch(name, torch):
     ours = getattr(S, name)(mg.tensor(x), mg.tensor(n)).numpy()
     ref = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
     np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("name", [n for n in POLYNOMIALS if "chebyshev" in n])
+def test_chebyshev_of_a_huge_degree_matches_pytorch_without_a_long_loop(name, torch):
+    x = np.array([0.3, -0.7, 0.999, 1.5, -2.0])  # the closed form inside, overflow outside
+    n = np.full_like(x, 1e6)
+    ours = getattr(S, name)(mg.tensor(x), mg.tensor(n)).numpy()
+    ref = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
+    np.testing.assert_allclose(ours, ref, rtol=1e-9, equal_nan=True)
