@@ -9,6 +9,7 @@
   ``clamp_min`` / ``clamp_max`` are ``clamp`` with one bound.
 - ``isclose``, ``equal``, ``isin``, ``isneginf``, ``isposinf``, ``isreal`` answer
   without gradient.
+- ``frexp(x)``: mantissa and exponent, ``x = mantissa * 2 ** exponent``.
 - The dtype methods PyTorch has besides ``float()`` / ``long()``: ``byte``, ``char``,
   ``short``, ``type``, ``is_signed``, ``is_complex``.
 
@@ -17,6 +18,8 @@ of the parts.
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 
@@ -246,6 +249,28 @@ def mvlgamma(input, p: int) -> Tensor:  # noqa: A002
     return multigammaln(input, p)
 
 
+Frexp = namedtuple("frexp", ["mantissa", "exponent"])
+
+
+def frexp(input) -> Frexp:  # noqa: A002
+    """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent`` and
+    ``0.5 <= |mantissa| < 1`` (0, inf and NaN keep exponent 0). The exponent is int32 and
+    carries no gradient; the mantissa's gradient is ``g / 2 ** exponent``.
+
+    Example: ``mg.frexp(mg.tensor([8.0]))`` is ``(tensor([0.5]), tensor([4]))``.
+    """
+    x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise ShapeError(f"frexp: only supports floating-point dtypes, got {x.dtype}")
+    _, exponent = np.frexp(x._data)
+    # two exact powers of two, so that a subnormal's 2 ** 1074 does not overflow
+    half = exponent // 2
+    first = np.ldexp(np.ones_like(x._data), -half)
+    second = np.ldexp(np.ones_like(x._data), half - exponent)
+    mantissa = x * _const(first) * _const(second)
+    return Frexp(mantissa, _const(exponent.astype(np.int32)))
+
+
 def ndimension(input) -> int:  # noqa: A002
     return as_tensor(input).ndim
 
@@ -259,7 +284,7 @@ def adjoint(input) -> Tensor:  # noqa: A002
 METHODS = (
     "add sub rsub mul div true_divide addcmul addcdiv lerp float_power ldexp clamp_min "
     "clamp_max isclose equal isneginf isposinf isreal is_nonzero is_same_size type byte "
-    "char short is_signed is_complex where polygamma mvlgamma ndimension adjoint"
+    "char short is_signed is_complex where polygamma mvlgamma ndimension adjoint frexp"
 ).split()
 #: ``mg.X`` functions (``type``, ``byte``, ... are methods only, as in PyTorch).
 _METHOD_ONLY = ("type", "byte", "char", "short", "is_signed", "where", "polygamma", "ndimension")

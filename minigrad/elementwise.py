@@ -26,7 +26,15 @@ from minigrad.functions.errors import DtypeError
 from minigrad.functions.pointwise import FUNCTIONS, check_differentiable, evaluate
 
 #: Entries that are ``torch.special`` functions only (no Tensor method, no ``torch.X``).
-SPECIAL_ONLY = frozenset({"ndtr", "entr", "xlog1py", "trigamma"})
+SPECIAL_ONLY = frozenset(
+    """ndtr entr xlog1py trigamma erfcx i0e i1 i1e zeta modified_bessel_i0 modified_bessel_i1
+    modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1
+    bessel_j0 bessel_j1 bessel_y0 bessel_y1 spherical_bessel_j0 chebyshev_polynomial_t
+    chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w
+    shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v
+    shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he
+    laguerre_polynomial_l legendre_polynomial_p airy_ai""".split()
+)
 
 #: Entries PyTorch gives no in-place variant (``x.maximum_`` does not exist).
 NO_INPLACE = frozenset(
@@ -34,7 +42,10 @@ NO_INPLACE = frozenset(
 )
 
 #: ``torch.special`` names of entries that are no Tensor method or ``torch.X``.
-SPECIAL_ALIASES = frozenset({"expit", "gammaln", "psi"})
+SPECIAL_ALIASES = frozenset({"expit", "gammaln", "psi", "gammainc", "gammaincc"})
+
+#: Entries whose in-place variant PyTorch also offers as a function (``torch.i0_(x)``).
+INPLACE_FUNCTIONS = frozenset({"i0"})
 
 _Number = (int, float, bool, np.number, np.bool_)
 
@@ -44,6 +55,11 @@ def _input(t, op: Op):
     kind = t._data.dtype.kind
     if op.ints == "float" and kind != "f":
         return t.to(dtypes.default_float)
+    if op.ints == "floating" and kind != "f":
+        raise DtypeError(
+            f"{op.name}: not implemented for {t._data.dtype} (PyTorch's '{op.name}' takes "
+            "floating point tensors only)"
+        )
     if op.ints == "int" and kind not in "iub":
         raise DtypeError(
             f"{op.name}: expects integer or bool tensors, got {t._data.dtype} (PyTorch's "
@@ -213,7 +229,16 @@ def functions() -> dict:
         for name in _names_of(op):
             if name not in SPECIAL_ALIASES:
                 out[name] = _named(_function(name), name, op, "")
+        if op.name in INPLACE_FUNCTIONS:
+            out[op.name + "_"] = _named(_inplace_function(op.name), op.name + "_", op, "In place,")
     return out
+
+
+def _inplace_function(name: str):
+    def fn(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+        return getattr(input, name + "_")(*args, **kwargs)
+
+    return fn
 
 
 def attach(tensor_cls) -> None:

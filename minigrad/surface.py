@@ -51,7 +51,7 @@ NUMPY_KEYWORDS = (
 INPLACE = (
     "addcdiv addcmul clamp_max clamp_min cumprod cumsum divide float_power index_add "
     "index_copy index_fill index_put ldexp lerp masked_scatter multiply scatter scatter_add "
-    "scatter_reduce subtract true_divide tril triu polygamma"
+    "scatter_reduce subtract true_divide tril triu polygamma mvlgamma"
 ).split()
 
 

@@ -43,7 +43,14 @@ as there. `LN2`, `LN10`, `SQRT_PI` and `pi` are the constants; `where(c, u, v)` 
 `u` where `c` holds.
 
 Inputs: *float* ops compute integer and bool inputs in float32 (as `torch.sin` does);
-*keep* ops keep the input's dtype; *int* ops take integer and bool tensors only.
+*keep* ops keep the input's dtype; *int* ops take integer and bool tensors only;
+*floating* ops floating tensors only (`igamma`, as in PyTorch).
+
+Where PyTorch has no derivative, neither does minigrad: "not differentiable" entries
+(rounding, comparisons, and the special functions PyTorch leaves without one: the
+Bessel functions J, Y and K, Airy's Ai, the orthogonal polynomials) give results that
+carry no gradient, and `not_implemented(...)` marks an input whose derivative PyTorch
+refuses: asking for it raises `NotImplementedError` with PyTorch's message.
 """
 
 

@@ -16,7 +16,8 @@ Everything else is generated from this table, in one place each:
 
 Inputs: ``ints="float"`` ops turn integer and bool inputs into float32 first (as
 ``torch.sin`` does); ``"keep"`` ops keep the input's dtype (``abs``, ``floor``);
-``"int"`` ops take integer and bool tensors only (bitwise ops). An entry without
+``"int"`` ops take integer and bool tensors only (bitwise ops), ``"floating"`` ops
+floating tensors only (``igamma``, as PyTorch). An entry without
 derivatives (``grads=None``) gives results that carry no gradient (rounding's
 derivative is zero wherever it exists: those entries say ``zeros_like(g)``, as PyTorch).
 
@@ -33,6 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from minigrad.functions import bessel
+from minigrad.functions import incomplete_gamma as gamma
+from minigrad.functions import orthogonal_polynomials as poly
 from minigrad.functions import special_math as sm
 
 LN2 = math.log(2.0)
@@ -49,7 +53,7 @@ class Op:
     forward: object  # a NumPy function of the input arrays (and ``params``)
     grads: tuple | None  # one derivative formula per input; None: not differentiable
     note: str = ""  # the special points, in PyTorch's convention
-    ints: str = "float"  # "float", "keep", "int" or "bool" (bool inputs only)
+    ints: str = "float"  # "float", "keep", "int", "floating" or "bool" (bool inputs only)
     params: tuple = ()  # (name, default) of non-tensor arguments after the inputs
 
     @property
@@ -161,6 +165,26 @@ UNARY = (
     Op("lgamma",   sm.lgamma,       ("g * digamma(x)",), "log |Gamma(x)|; poles at 0, -1, ..."),
     Op("digamma",  sm.digamma,      ("g * trigamma(x)",), "-inf at 0, NaN at -1, -2, ..."),
     Op("trigamma", sm.trigamma,     None, "polygamma(1, x); its own derivative is not provided"),
+    Op("erfcx",    sm.erfcx,        ("g * (2 * x * y - 2 / SQRT_PI)",), "exp(x^2) erfc(x)"),
+    Op("i0",       bessel.i0,       ("g * i1(x)",)),
+    Op("i0e",      bessel.i0e,      ("g * (i1e(x) - sign(x) * y)",)),
+    Op("i1",       bessel.i1,       ("where(x == 0, 0.5 * g, g * (i0(x) - y / x))",),
+       "slope 1/2 at 0"),
+    Op("i1e",      bessel.i1e,      ("where(x == 0, 0.5 * g, g * (i0e(x) - y * (sign(x) + 1/x)))",),
+       "slope 1/2 at 0"),
+    # PyTorch gives the functions below no derivative: their results carry no gradient
+    Op("modified_bessel_i0", bessel.i0, None, "I_0, without derivative"),
+    Op("modified_bessel_i1", bessel.i1, None, "I_1, without derivative"),
+    Op("modified_bessel_k0", bessel.modified_bessel_k0, None, "inf at 0, NaN below"),
+    Op("modified_bessel_k1", bessel.modified_bessel_k1, None, "inf at 0, NaN below"),
+    Op("scaled_modified_bessel_k0", bessel.scaled_modified_bessel_k0, None, "inf at 0, NaN below"),
+    Op("scaled_modified_bessel_k1", bessel.scaled_modified_bessel_k1, None, "inf at 0, NaN below"),
+    Op("bessel_j0", bessel.bessel_j0, None, "NaN at +-inf"),
+    Op("bessel_j1", bessel.bessel_j1, None, "NaN at +-inf"),
+    Op("bessel_y0", bessel.bessel_y0, None, "-inf at 0, NaN below"),
+    Op("bessel_y1", bessel.bessel_y1, None, "-inf at 0, NaN below"),
+    Op("spherical_bessel_j0", bessel.spherical_bessel_j0, None),
+    Op("airy_ai",  bessel.airy_ai,  None, "NaN at +-inf, as PyTorch"),
     Op("ndtr",     _ndtr,           ("g * exp(-x * x / 2) / (SQRT_PI * 2**0.5)",)),
     Op("entr",     _entr,           ("-g * (log(x) + 1)",), "-x log x; slope inf at 0, NaN below"),
     Op("sinc",     np.sinc,           ("where(x == 0, 0.0, g * (cos(pi * x) - y) / x)",),
@@ -209,6 +233,27 @@ BINARY = (
        "NaN loses; a tie gives a all of it", ints="keep"),
     Op("fmin",     np.fmin,         ("g * ((a <= b) | isnan(b))", "g * ~((a <= b) | isnan(b))"),
        "NaN loses; a tie gives a all of it", ints="keep"),
+    Op("igamma",   gamma.gammainc,  ("not_implemented('igamma: input')",
+                                     "g * exp((a - 1) * log(b) - b - lgamma(a))"),
+       "P(a, x); PyTorch has no derivative in a", ints="floating"),
+    Op("igammac",  gamma.gammaincc, ("not_implemented('igammac: input')",
+                                     "-g * exp((a - 1) * log(b) - b - lgamma(a))"),
+       "Q(a, x) = 1 - P(a, x); PyTorch has no derivative in a", ints="floating"),
+    Op("zeta",     gamma.zeta,      ("not_implemented('zeta')", "-g * a * zeta(a + 1, b)"),
+       "Hurwitz's zeta; PyTorch has no derivative in x"),
+    # the orthogonal polynomials p_n(x) (a = x, b = n): no derivative in PyTorch
+    Op("chebyshev_polynomial_t", poly.chebyshev_polynomial_t, None, "n < 0 gives 0"),
+    Op("chebyshev_polynomial_u", poly.chebyshev_polynomial_u, None, "n < 0 gives 0"),
+    Op("chebyshev_polynomial_v", poly.chebyshev_polynomial_v, None, "n < 0 gives 0"),
+    Op("chebyshev_polynomial_w", poly.chebyshev_polynomial_w, None, "n < 0 gives 0"),
+    Op("shifted_chebyshev_polynomial_t", poly.shifted_chebyshev_polynomial_t, None),
+    Op("shifted_chebyshev_polynomial_u", poly.shifted_chebyshev_polynomial_u, None),
+    Op("shifted_chebyshev_polynomial_v", poly.shifted_chebyshev_polynomial_v, None),
+    Op("shifted_chebyshev_polynomial_w", poly.shifted_chebyshev_polynomial_w, None),
+    Op("hermite_polynomial_h", poly.hermite_polynomial_h, None, "n < 0 gives 0"),
+    Op("hermite_polynomial_he", poly.hermite_polynomial_he, None, "n < 0 gives 0"),
+    Op("laguerre_polynomial_l", poly.laguerre_polynomial_l, None, "n < 0 gives 0"),
+    Op("legendre_polynomial_p", poly.legendre_polynomial_p, None, "n < 0 gives 0"),
     Op("floor_divide", np.floor_divide, None, "floor(a / b)", ints="keep"),
     Op("nextafter", np.nextafter,   None),
     Op("heaviside", np.heaviside,   None, "0 below 0, b at 0, 1 above", ints="keep"),
@@ -249,6 +294,8 @@ ALIASES = {
     "expit": "sigmoid",
     "gammaln": "lgamma",
     "psi": "digamma",
+    "gammainc": "igamma",
+    "gammaincc": "igammac",
     "greater": "gt",
     "greater_equal": "ge",
     "less": "lt",

@@ -19,6 +19,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import _state
+from minigrad.functions import bessel, incomplete_gamma
 from minigrad.functions import elementwise as E
 from minigrad.functions import special_math as sm
 from minigrad.functions.broadcast import broadcast_error, unbroadcast
@@ -35,9 +36,16 @@ _CONSTANTS = {
     "nan": math.nan,
 }
 
+
+def not_implemented(name: str):
+    """A derivative PyTorch does not have: asking for it raises, as there."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
 #: The formulas' functions on arrays (``backward_array``).
 ARRAY_MATH = {
     **_CONSTANTS,
+    "not_implemented": not_implemented,
     "where": np.where,
     "zeros_like": np.zeros_like,
     "isnan": np.isnan,
@@ -56,6 +64,12 @@ ARRAY_MATH = {
     "floor": np.floor,
     "digamma": sm.digamma,
     "trigamma": sm.trigamma,
+    "lgamma": sm.lgamma,
+    "i0": bessel.i0,
+    "i1": bessel.i1,
+    "i0e": bessel.i0e,
+    "i1e": bessel.i1e,
+    "zeta": incomplete_gamma.zeta,
 }
 
 
@@ -75,6 +89,7 @@ def _tensor_zeros_like(g):
 #: class, so a derivative that uses ``cos`` can itself be differentiated.
 TENSOR_MATH = {
     **_CONSTANTS,
+    "not_implemented": not_implemented,
     "where": _tensor_where,
     "zeros_like": _tensor_zeros_like,
     "isnan": lambda t: t.isnan(),
@@ -224,14 +239,14 @@ def check_differentiable(op: Op, tensors) -> None:
 def _constant_op(op: Op):
     """A table function without derivative, on Tensors: a result that carries no gradient."""
 
-    def fn(x):
+    def fn(*tensors):
         from minigrad._constant import constant
 
-        check_differentiable(op, (x,))
-        return constant(evaluate(op, (x._data,), ()))
+        check_differentiable(op, tensors)
+        return constant(evaluate(op, tuple(t._data for t in tensors), ()))
 
     return fn
 
 
-for _op in UNARY:
+for _op in UNARY + BINARY:
     TENSOR_MATH[_op.name] = FUNCTIONS[_op.name].apply if _op.grads else _constant_op(_op)

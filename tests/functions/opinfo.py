@@ -128,7 +128,46 @@ OVERRIDES = {
     "lcm": dict(dtypes=("int64",), scalar_other=False),
     "bitwise_left_shift": dict(dtypes=("int64",), domain=(0, 4)),
     "bitwise_right_shift": dict(dtypes=("int64",), domain=(0, 4)),
+    "erfcx": dict(torch_fn=_special("erfcx"), points=(([0.0, -1.0, 30.0, 1e3, -5.0],),)),
+    "i0": dict(points=(([0.0, 30.0, -30.0],),)),
+    "i0e": dict(torch_fn=_special("i0e"), points=(([0.0, 30.0, -30.0],),)),
+    "i1": dict(torch_fn=_special("i1"), points=(([0.0, 30.0, -30.0],),)),
+    "i1e": dict(torch_fn=_special("i1e"), points=(([0.0, 30.0, -30.0],),)),
+    "igamma": dict(dtypes=FLOATS, domain=POSITIVE, scalar_other=False, differentiable=False),
+    "igammac": dict(dtypes=FLOATS, domain=POSITIVE, scalar_other=False, differentiable=False),
+    "zeta": dict(
+        domain=(1.5, 4.0),
+        domain_b=POSITIVE,
+        torch_fn=_special("zeta"),
+        differentiable=False,
+        points=(([1.0, 2.0, 2.0, 3.0], [1.0, 0.0, -1.5, -2.5]),),
+    ),
 }
+# torch.special functions without derivative: x > 0 where the function needs it; the
+# Bessel functions J and Y over both of their methods (series below 2, integral above)
+for _name, _domain in {
+    "modified_bessel_i0": (-3.0, 3.0), "modified_bessel_i1": (-3.0, 3.0),
+    "modified_bessel_k0": POSITIVE, "modified_bessel_k1": POSITIVE,
+    "scaled_modified_bessel_k0": POSITIVE, "scaled_modified_bessel_k1": POSITIVE,
+    "bessel_j0": (-8.0, 8.0), "bessel_j1": (-8.0, 8.0), "bessel_y0": (0.1, 8.0),
+    "bessel_y1": (0.1, 8.0), "spherical_bessel_j0": (-8.0, 8.0), "airy_ai": (-6.0, 6.0),
+}.items():  # fmt: skip
+    OVERRIDES[_name] = dict(domain=_domain, torch_fn=_special(_name))
+# PyTorch's own airy_ai is off by up to 2e-6 near x = -2.6 (test_special_functions.py
+# checks minigrad's against exact series there)
+OVERRIDES["airy_ai"]["rtol"] = 1e-5
+# the orthogonal polynomials p_n(x): degrees n from 0 to 6, truncated (2.5 is 2)
+for _name in (
+    "chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w "
+    "shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v "
+    "shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he "
+    "laguerre_polynomial_l legendre_polynomial_p"
+).split():
+    OVERRIDES[_name] = dict(
+        domain_b=(0.0, 6.0),
+        torch_fn=_special(_name),
+        points=(([0.5, 1.0, -1.0, 2.0, 0.3], [-1.0, 2.5, 3.0, 7.0, 30.0]),),
+    )
 
 
 def _table_infos() -> list:
@@ -383,6 +422,33 @@ JOINING += [
         gradgrad=False,
     ),
     expr("mvlgamma", "lib.mvlgamma(x, 3)", M, domain=(1.5, 4.0)),
+    expr(
+        "frexp",
+        "lib.frexp(x).mantissa * lib.frexp(x)[1]",
+        M + ((),),
+        domain=(-50, 50),
+        gradgrad=False,
+    ),  # linear in x: a vacuous second derivative
+    expr("frexp-exponent", "x.frexp().exponent", M, domain=(-50, 50), differentiable=False),
+    # igamma and zeta have a derivative in their second argument only (as in PyTorch)
+    expr(
+        "igamma-x",
+        "lib.igamma(lib.tensor([[0.5], [1.5], [4.0]]).to(x.dtype), x)",
+        M,
+        domain=POSITIVE,
+    ),
+    expr(
+        "igammac-x",
+        "lib.special.gammaincc(lib.tensor([0.5, 2.0, 1.0, 6.0]).to(x.dtype), x)",
+        M,
+        domain=POSITIVE,
+    ),
+    expr(
+        "zeta-q",
+        "lib.special.zeta(lib.tensor([[2.0], [3.5], [1.5]]).to(x.dtype), x)",
+        M,
+        domain=POSITIVE,
+    ),
 ]
 
 SQ = (((3, 3),), ((2, 3, 3),))  # square matrices, one and a batch
