@@ -59,9 +59,10 @@ def lu(A, pivot: bool = True, get_infos: bool = False):  # noqa: N803
     return (packed, pivots, info) if get_infos else (packed, pivots)
 
 
-def lu_solve(b, LU_data, LU_pivots) -> Tensor:  # noqa: N803
-    """``linalg.lu_solve(LU_data, LU_pivots, b)`` (the older argument order)."""
-    return _linalg().lu_solve(LU_data, LU_pivots, b)
+def lu_solve(input, LU_data, LU_pivots) -> Tensor:  # noqa: A002, N803
+    """``linalg.lu_solve(LU_data, LU_pivots, input)``: X with A X = ``input`` (the older
+    argument order)."""
+    return _linalg().lu_solve(LU_data, LU_pivots, input)
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):  # noqa: N803
@@ -123,8 +124,10 @@ def geqrf(input):  # noqa: A002
     return _geqrf(input)
 
 
-def orgqr(input, tau) -> Tensor:  # noqa: A002
-    return _linalg().householder_product(input, tau)
+def orgqr(input, input2) -> Tensor:  # noqa: A002
+    """``linalg.householder_product(input, input2)``: Q from ``geqrf``'s reflectors and
+    their scales ``input2``."""
+    return _linalg().householder_product(input, input2)
 
 
 def ormqr(input, input2, input3, left: bool = True, transpose: bool = False) -> Tensor:  # noqa: A002
