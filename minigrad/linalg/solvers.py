@@ -91,12 +91,12 @@ def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
     singular = info > 0
     if check_errors or not singular.any():
         return rt.linalg_solve_ex(solve(A, B, left=left), _info(info))
-    safe = np.where(singular[..., None, None], _eye_like(A), A.numpy())
-    with_nans = solve(Tensor._make(safe, False, None), as_tensor(B).detach(), left=left)
-    out = with_nans.numpy().copy()
-    out[np.broadcast_to(singular.reshape(singular.shape + (1,) * (out.ndim - singular.ndim)),
-                        out.shape)] = np.nan  # fmt: skip
-    return rt.linalg_solve_ex(Tensor._make(out, False, None), _info(info))
+    B = as_tensor(B).detach()
+    safe = np.where(singular[..., None, None], _eye_like(A), A.numpy())  # solvable stand-ins
+    out = solve(Tensor._make(safe, False, None), B, left=left).numpy()
+    vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]))
+    bad = singular.reshape(singular.shape + (1,) * (1 if vector else 2))  # (*batch, 1[, 1])
+    return rt.linalg_solve_ex(Tensor._make(np.where(bad, np.nan, out), False, None), _info(info))
 
 
 def _lu_info(a: np.ndarray) -> np.ndarray:
