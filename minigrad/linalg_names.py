@@ -119,6 +119,7 @@ def triangular_solve(
 
 
 def geqrf(input):  # noqa: A002
+    """``(a, tau)``: QR in LAPACK's compact form (see ``minigrad/linalg/householder.py``)."""
     from minigrad.linalg.householder import geqrf as _geqrf
 
     return _geqrf(input)
@@ -131,6 +132,8 @@ def orgqr(input, input2) -> Tensor:  # noqa: A002
 
 
 def ormqr(input, input2, input3, left: bool = True, transpose: bool = False) -> Tensor:  # noqa: A002
+    """``Q @ input3`` (``left=False``: ``input3 @ Q``; ``transpose``: Q^T) with Q given by
+    ``geqrf``'s reflectors ``input`` and scales ``input2``, without forming Q."""
     from minigrad.linalg.householder import ormqr as _ormqr
 
     return _ormqr(input, input2, input3, left, transpose)
@@ -252,11 +255,13 @@ def renorm(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
 
 
 def renorm_(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
+    """``renorm`` written into ``input``."""
     return input._inplace("renorm_", renorm(input, p, dim, maxnorm))
 
 
 # --------------------------------------------------- in-place matrix products (x.addmm_)
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below)."""
     return input._inplace("addmm_", input.addmm(mat1, mat2, beta=beta, alpha=alpha))
 
 
