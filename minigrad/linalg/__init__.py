@@ -22,6 +22,7 @@ from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
 from minigrad.functions.vector_norm import Norm2
 from minigrad.linalg import return_types as rt
+from minigrad.linalg.checks import same_dtype as _same_dtype
 from minigrad.linalg.checks import square as _checked_square
 from minigrad.linalg.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from minigrad.linalg.householder import householder_product
@@ -155,8 +156,7 @@ def solve(A, B, *, left: bool = True) -> Tensor:
         tensor([1. , 0.5])
     """
     A, B = _square(as_tensor(A), "solve"), as_tensor(B)
-    if B.dtype.kind != "f":
-        raise ShapeError(f"linalg.solve: Expected B to be floating point, got {B.dtype}")
+    _same_dtype(A, B, "linalg.solve")
     if not left:
         if B.ndim < 2:
             raise ShapeError("linalg.solve: Vector broadcasting of the left hand side is not "
