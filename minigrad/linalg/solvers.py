@@ -137,11 +137,12 @@ def _as_array(x):
     return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
 
 
-def pinv(input, *, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:
+def pinv(input, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:  # noqa: A002
     """The Moore-Penrose pseudoinverse: from the SVD ``A = U diag(S) Vh``,
     ``pinv(A) = Vh^T diag(1/s where s > tol, else 0) U^T`` with
     ``tol = max(atol, rtol * max(S))`` (defaults as ``matrix_rank``). ``hermitian=True``
-    uses the eigendecomposition of a symmetric A (its lower triangle).
+    uses the eigendecomposition of a symmetric A (its lower triangle). The older ``rcond``
+    (also positional, as in PyTorch) is an ``rtol``.
 
     The gradient is that of a matrix of constant rank (``functions/matrix_functions.py``).
 
