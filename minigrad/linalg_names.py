@@ -59,9 +59,10 @@ def lu(A, pivot: bool = True, get_infos: bool = False):  # noqa: N803
     return (packed, pivots, info) if get_infos else (packed, pivots)
 
 
-def lu_solve(b, LU_data, LU_pivots) -> Tensor:  # noqa: N803
-    """``linalg.lu_solve(LU_data, LU_pivots, b)`` (the older argument order)."""
-    return _linalg().lu_solve(LU_data, LU_pivots, b)
+def lu_solve(input, LU_data, LU_pivots) -> Tensor:  # noqa: A002, N803
+    """``linalg.lu_solve(LU_data, LU_pivots, input)``: X with A X = ``input`` (the older
+    argument order)."""
+    return _linalg().lu_solve(LU_data, LU_pivots, input)
 
 
 def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):  # noqa: N803
@@ -118,16 +119,21 @@ def triangular_solve(
 
 
 def geqrf(input):  # noqa: A002
+    """``(a, tau)``: QR in LAPACK's compact form (see ``minigrad/linalg/householder.py``)."""
     from minigrad.linalg.householder import geqrf as _geqrf
 
     return _geqrf(input)
 
 
-def orgqr(input, tau) -> Tensor:  # noqa: A002
-    return _linalg().householder_product(input, tau)
+def orgqr(input, input2) -> Tensor:  # noqa: A002
+    """``linalg.householder_product(input, input2)``: Q from ``geqrf``'s reflectors and
+    their scales ``input2``."""
+    return _linalg().householder_product(input, input2)
 
 
 def ormqr(input, input2, input3, left: bool = True, transpose: bool = False) -> Tensor:  # noqa: A002
+    """``Q @ input3`` (``left=False``: ``input3 @ Q``; ``transpose``: Q^T) with Q given by
+    ``geqrf``'s reflectors ``input`` and scales ``input2``, without forming Q."""
     from minigrad.linalg.householder import ormqr as _ormqr
 
     return _ormqr(input, input2, input3, left, transpose)
@@ -249,11 +255,13 @@ def renorm(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
 
 
 def renorm_(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
+    """``renorm`` written into ``input``."""
     return input._inplace("renorm_", renorm(input, p, dim, maxnorm))
 
 
 # --------------------------------------------------- in-place matrix products (x.addmm_)
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below)."""
     return input._inplace("addmm_", input.addmm(mat1, mat2, beta=beta, alpha=alpha))
 
 

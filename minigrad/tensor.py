@@ -1229,12 +1229,11 @@ class Tensor:
         return self.reshape(-1, 1) * other.reshape(1, -1)
 
     def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-        """The ``p``-norm over ``dim`` (all elements by default); ``"fro"`` is the 2-norm."""
-        from minigrad.linalg import vector_norm
+        """``torch.norm(self, ...)``: the ``p``-norm over ``dim`` (all elements by
+        default); ``"fro"`` is the 2-norm, ``"nuc"`` the nuclear norm of a matrix."""
+        from minigrad.linalg_names import norm
 
-        if p in ("fro", None):
-            p = 2
-        return vector_norm(self, p, dim, keepdim, dtype=dtype)
+        return norm(self, p, dim, keepdim, dtype=dtype)
 
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         from minigrad.creation import multinomial

@@ -22,6 +22,7 @@ from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
 from minigrad.functions.vector_norm import Norm2
 from minigrad.linalg import return_types as rt
+from minigrad.linalg.checks import same_dtype as _same_dtype
 from minigrad.linalg.checks import square as _checked_square
 from minigrad.linalg.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from minigrad.linalg.householder import householder_product
@@ -52,7 +53,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """The vector ``ord``-norm of ``x`` over ``dim`` (see the module docstring).
 
     Example::
@@ -60,6 +61,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
         >>> mg.linalg.vector_norm(mg.tensor([3.0, 4.0]))
         tensor(5.)
     """
+    x = input
     x = as_tensor(x)
     if dtype is not None:
         x = x.to(dtype)
@@ -85,7 +87,7 @@ def vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     return (a**ord).sum(dim, keepdim) ** (1.0 / ord)
 
 
-def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def norm(input, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """A vector or a matrix norm, as ``torch.linalg.norm``: with ``dim`` an int (or a
     1-tuple) a vector norm along it, with ``dim`` a 2-tuple a matrix norm over those dims;
     with ``dim=None`` the 2-norm of every element when ``ord`` is None, else a vector norm
@@ -96,6 +98,7 @@ def norm(A, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
         >>> mg.linalg.norm(mg.tensor([[3.0, 0.0], [0.0, 4.0]]), 2)
         tensor(4.)
     """
+    A = input
     A = as_tensor(A)
     if isinstance(dim, int):
         dim = (dim,)
@@ -153,8 +156,7 @@ def solve(A, B, *, left: bool = True) -> Tensor:
         tensor([1. , 0.5])
     """
     A, B = _square(as_tensor(A), "solve"), as_tensor(B)
-    if B.dtype.kind != "f":
-        raise ShapeError(f"linalg.solve: Expected B to be floating point, got {B.dtype}")
+    _same_dtype(A, B, "linalg.solve")
     if not left:
         if B.ndim < 2:
             raise ShapeError("linalg.solve: Vector broadcasting of the left hand side is not "
@@ -176,8 +178,9 @@ def solve(A, B, *, left: bool = True) -> Tensor:
     return X.squeeze(-1) if vector else X
 
 
-def matrix_power(A, n: int) -> Tensor:
+def matrix_power(input, n: int) -> Tensor:  # noqa: A002
     """A @ A @ ... (n times); n = 0 the identity, n < 0 powers of the inverse."""
+    A = input
     A = _square(as_tensor(A), "matrix_power")
     if n < 0:
         A, n = inv(A), -n
@@ -232,7 +235,7 @@ def diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return as_tensor(A).diagonal(offset, dim1, dim2)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
     """A matrix norm over the two dims ``dim``: ``'fro'`` sqrt(sum a_ij^2); ``'nuc'`` the
     sum of the singular values; ``2`` / ``-2`` the largest / smallest singular value;
     ``1`` / ``-1`` the max / min column sum of |A|; ``inf`` / ``-inf`` the max / min row
@@ -243,6 +246,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None
         >>> mg.linalg.matrix_norm(mg.tensor([[1.0, -2.0], [3.0, 4.0]]), 1)
         tensor(6.)
     """
+    A = input
     A = as_tensor(A) if dtype is None else as_tensor(A).to(dtype)
     if A.dtype.kind != "f":
         from minigrad.linalg.checks import floating

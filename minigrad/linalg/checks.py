@@ -16,16 +16,17 @@ class LinalgDtypeError(RuntimeError, TypeError):
 
 
 _TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                      "uint8": "Byte", "bool": "Bool", "float16": "Half"}  # fmt: skip
+                      "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
+                      "float64": "Double"}  # fmt: skip
 
 
 def floating(x, name: str) -> Tensor:
     """``x`` as a tensor, which must be float32 or float64."""
     x = as_tensor(x)
     if x.dtype.kind != "f" or x.dtype.itemsize < 4:
-        got = _TORCH_DTYPE_NAMES.get(str(x.dtype), str(x.dtype))
         raise LinalgDtypeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got {got}"
+            f"{name}: Expected a floating point or complex tensor as input. Got "
+            f"{_torch_name(x.dtype)}"
         )
     return x
 
@@ -50,8 +51,13 @@ def square(x, name: str, arg: str = "A") -> Tensor:
 
 
 def same_dtype(a: Tensor, b: Tensor, name: str) -> None:
+    """A and B of one dtype (PyTorch does not promote in its solvers)."""
     if a.dtype != b.dtype:
-        raise ShapeError(
+        raise LinalgDtypeError(
             f"{name}: Expected A and B to have the same dtype, but found A of type "
-            f"{a.dtype} and B of type {b.dtype} instead"
+            f"{_torch_name(a.dtype)} and B of type {_torch_name(b.dtype)} instead"
         )
+
+
+def _torch_name(dtype) -> str:
+    return _TORCH_DTYPE_NAMES.get(str(dtype), str(dtype))

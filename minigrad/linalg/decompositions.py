@@ -17,7 +17,7 @@ from minigrad.tensor import Tensor
 
 
 # --------------------------------------------------------------------------- Cholesky
-def cholesky(A, *, upper: bool = False) -> Tensor:
+def cholesky(input, *, upper: bool = False) -> Tensor:  # noqa: A002
     """The Cholesky factor of a symmetric positive-definite matrix: ``A = L L^T`` with L
     lower triangular (``upper=True``: ``A = U^T U``, U = L^T). Only the lower triangle of
     A is read.
@@ -32,15 +32,17 @@ def cholesky(A, *, upper: bool = False) -> Tensor:
         tensor([[2., 0.],
                 [1., 2.]])
     """
+    A = input
     A = square(A, "linalg.cholesky")
     lower = D.Cholesky.apply(A)
     return lower.mT if upper else lower
 
 
-def cholesky_ex(A, *, upper: bool = False, check_errors: bool = False):
+def cholesky_ex(input, *, upper: bool = False, check_errors: bool = False):  # noqa: A002
     """``(L, info)``: ``cholesky`` that reports instead of raising: ``info`` (int32,
     shape ``(*)``) is 0 for a positive-definite matrix, else the order of its first leading
     minor that is not; the factor of such a matrix is not meaningful (NaN here)."""
+    A = input
     A = square(A, "linalg.cholesky_ex")
     info = D.cholesky_info(A.numpy())
     if check_errors or not info.any():
@@ -85,7 +87,7 @@ def qr(A, mode: str = "reduced"):
 
 
 # ------------------------------------------------------------------- symmetric eigen
-def eigh(A, UPLO: str = "L"):  # noqa: N803  (PyTorch's spelling)
+def eigh(input, UPLO: str = "L"):  # noqa: A002, N803  (PyTorch's spelling)
     """``(eigenvalues, eigenvectors)`` of a symmetric matrix: ``A = V diag(L) V^T``, the
     eigenvalues in ascending order, the eigenvectors as the columns of V. Only the
     triangle ``UPLO`` (``'L'`` or ``'U'``) of A is read.
@@ -100,6 +102,7 @@ def eigh(A, UPLO: str = "L"):  # noqa: N803  (PyTorch's spelling)
         >>> mg.linalg.eigh(mg.tensor([[2.0, 1.0], [1.0, 2.0]])).eigenvalues
         tensor([1., 3.])
     """
+    A = input
     A = square(A, "linalg.eigh")
     if UPLO not in ("L", "U"):
         raise ShapeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -108,9 +111,10 @@ def eigh(A, UPLO: str = "L"):  # noqa: N803  (PyTorch's spelling)
     return rt.linalg_eigh(values, vectors)
 
 
-def eigvalsh(A, UPLO: str = "L") -> Tensor:  # noqa: N803
+def eigvalsh(input, UPLO: str = "L") -> Tensor:  # noqa: A002, N803
     """The eigenvalues of a symmetric matrix, ascending (see ``eigh``); their gradient is
     ``V diag(G) V^T``, finite even where eigenvalues repeat."""
+    A = input
     square(A, "linalg.eigvalsh")
     return eigh(A, UPLO).eigenvalues
 

@@ -45,7 +45,7 @@ def _check(A, tau, name: str):
     return A, tau
 
 
-def householder_product(A, tau) -> Tensor:
+def householder_product(input, tau) -> Tensor:  # noqa: A002
     """The first n columns of ``H_1 ... H_k`` (``(*, m, n)``), the reflectors read from
     A's columns below the diagonal and ``tau`` (``(*, k)``, k <= n <= m).
 
@@ -56,6 +56,7 @@ def householder_product(A, tau) -> Tensor:
         tensor([[-0.6, -0.8],
                 [-0.8,  0.6]])
     """
+    A = input
     A, tau = _check(A, tau, "torch.linalg.householder_product")
     m, n = A.shape[-2:]
     Q = constant(np.broadcast_to(np.eye(m, n, dtype=A.dtype), A.shape).copy())

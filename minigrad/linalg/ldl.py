@@ -102,13 +102,14 @@ def _factor_one(a: np.ndarray):
     return pivots, info
 
 
-def ldl_factor_ex(A, *, hermitian: bool = False, check_errors: bool = False):
+def ldl_factor_ex(input, *, hermitian: bool = False, check_errors: bool = False):  # noqa: A002
     """``(LD, pivots, info)``: the compact LDL^T factorization of a symmetric A (its
     lower triangle is read; the module docstring describes the result). ``info`` (int32,
     ``(*)``) is 0, or the 1-based index of a zero diagonal block of D (A is singular).
 
     Shape: ``(*, n, n)`` -> ``(*, n, n)``, ``(*, n)``, ``(*)``.
     """
+    A = input
     A = square(A, "torch.linalg.ldl_factor_ex")
     _no_gradient(A, "linalg.ldl_factor")
     n = A.shape[-1]
@@ -130,7 +131,7 @@ def ldl_factor_ex(A, *, hermitian: bool = False, check_errors: bool = False):
     )
 
 
-def ldl_factor(A, *, hermitian: bool = False):
+def ldl_factor(input, *, hermitian: bool = False):  # noqa: A002
     """``(LD, pivots)``: ``ldl_factor_ex`` that raises ``mg.linalg.LinAlgError`` for a
     singular A.
 
@@ -140,6 +141,7 @@ def ldl_factor(A, *, hermitian: bool = False):
         >>> pivots
         tensor([-2, -2], dtype=int32)
     """
+    A = input
     LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
     if info.numpy().any():
         raise LinAlgError(

@@ -24,7 +24,12 @@ def _eye_like(A: Tensor) -> np.ndarray:
 
 # ---------------------------------------------------------------------- triangular
 def solve_triangular(
-    A, B, *, upper: bool, left: bool = True, unitriangular: bool = False
+    input,
+    B,
+    *,
+    upper: bool,
+    left: bool = True,
+    unitriangular: bool = False,  # noqa: A002
 ) -> Tensor:
     """X with ``A X = B`` (``left=False``: ``X A = B``) for a triangular A: only its upper
     (``upper=True``) or lower triangle is read, and with ``unitriangular=True`` its
@@ -43,6 +48,7 @@ def solve_triangular(
         tensor([[1.],
                 [1.]])
     """
+    A = input
     A = square(A, "linalg.solve_triangular")
     B = matrix(B, "linalg.solve_triangular", "B")
     same_dtype(A, B, "linalg.solve_triangular")
@@ -85,12 +91,12 @@ def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
     singular = info > 0
     if check_errors or not singular.any():
         return rt.linalg_solve_ex(solve(A, B, left=left), _info(info))
-    safe = np.where(singular[..., None, None], _eye_like(A), A.numpy())
-    with_nans = solve(Tensor._make(safe, False, None), as_tensor(B).detach(), left=left)
-    out = with_nans.numpy().copy()
-    out[np.broadcast_to(singular.reshape(singular.shape + (1,) * (out.ndim - singular.ndim)),
-                        out.shape)] = np.nan  # fmt: skip
-    return rt.linalg_solve_ex(Tensor._make(out, False, None), _info(info))
+    B = as_tensor(B).detach()
+    safe = np.where(singular[..., None, None], _eye_like(A), A.numpy())  # solvable stand-ins
+    out = solve(Tensor._make(safe, False, None), B, left=left).numpy()
+    vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1]))
+    bad = singular.reshape(singular.shape + (1,) * (1 if vector else 2))  # (*batch, 1[, 1])
+    return rt.linalg_solve_ex(Tensor._make(np.where(bad, np.nan, out), False, None), _info(info))
 
 
 def _lu_info(a: np.ndarray) -> np.ndarray:
@@ -131,11 +137,12 @@ def _as_array(x):
     return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Tensor:
+def pinv(input, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:  # noqa: A002
     """The Moore-Penrose pseudoinverse: from the SVD ``A = U diag(S) Vh``,
     ``pinv(A) = Vh^T diag(1/s where s > tol, else 0) U^T`` with
     ``tol = max(atol, rtol * max(S))`` (defaults as ``matrix_rank``). ``hermitian=True``
-    uses the eigendecomposition of a symmetric A (its lower triangle).
+    uses the eigendecomposition of a symmetric A (its lower triangle). The older ``rcond``
+    (also positional, as in PyTorch) is an ``rtol``.
 
     The gradient is that of a matrix of constant rank (``functions/matrix_functions.py``).
 
@@ -147,6 +154,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Ten
         tensor([[0.2],
                 [0.4]])
     """
+    A = input
     A = matrix(A, "linalg.pinv")
     a = A.numpy()
     m, n = a.shape[-2:]
@@ -165,7 +173,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian: bool = False, rcond=None) -> Ten
     return MF.Pinv.apply(A, p.astype(a.dtype, copy=False))
 
 
-def matrix_rank(A, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
+def matrix_rank(input, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The number of singular values above ``max(atol, rtol * max(S))`` (int64, ``(*)``).
     With neither given, rtol = eps * max(m, n); with only ``atol > 0``, rtol = 0. The
     older ``tol`` is an ``atol`` with rtol = 0.
@@ -175,6 +183,7 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -
         >>> mg.linalg.matrix_rank(mg.tensor([[1.0, 2.0], [2.0, 4.0]]))
         tensor(1)
     """
+    A = input
     A = matrix(A, "linalg.matrix_rank")
     a = A.numpy()
     if tol is not None:
@@ -184,7 +193,7 @@ def matrix_rank(A, tol=None, hermitian: bool = False, *, atol=None, rtol=None) -
     return Tensor._make(np.asarray((s > cut[..., None]).sum(-1), dtype=np.int64), False, None)
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def lstsq(input, b, rcond=None, *, driver=None):  # noqa: A002
     """The least-squares solution of ``A X = B``: X minimizes ``||A X - B||_F``.
 
     Returns ``(solution, residuals, rank, singular_values)`` as PyTorch's CPU drivers
@@ -202,6 +211,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
         tensor([[1.],
                 [1.]])
     """
+    A, B = input, b
     A = matrix(A, "torch.linalg.lstsq")
     B = as_tensor(B)
     if B.ndim < 1:
@@ -242,7 +252,7 @@ def _empty(dtype) -> Tensor:
 
 
 # ------------------------------------------------------------------ condition number
-def cond(A, p=None) -> Tensor:
+def cond(input, p=None) -> Tensor:  # noqa: A002
     """The condition number of A in the norm ``p``: ``||A||_p ||A^-1||_p``. For
     ``p=None`` or ``2`` it is ``s_max / s_min`` (``-2``: ``s_min / s_max``) from the
     singular values, for any ``(*, m, n)``; other norms (``'fro'``, ``'nuc'``, ``1``,
@@ -253,6 +263,7 @@ def cond(A, p=None) -> Tensor:
         >>> mg.linalg.cond(mg.tensor([[2.0, 0.0], [0.0, 0.5]]))
         tensor(4.)
     """
+    A = input
     from minigrad.linalg import matrix_norm
     from minigrad.linalg.decompositions import svdvals
 
@@ -272,7 +283,7 @@ def cond(A, p=None) -> Tensor:
 
 
 # --------------------------------------------------------------------- matrix exponential
-def matrix_exp(A) -> Tensor:
+def matrix_exp(input) -> Tensor:  # noqa: A002
     """The matrix exponential ``exp(A) = sum_k A^k / k!`` (scaling and squaring with a
     Pade approximant), differentiable (``functions/matrix_functions.py``).
 
@@ -284,14 +295,16 @@ def matrix_exp(A) -> Tensor:
         tensor([[1., 1.],
                 [0., 1.]])
     """
+    A = input
     return MF.MatrixExp.apply(square(A, "linalg.matrix_exp"))
 
 
 # ---------------------------------------------------------------------- tensor forms
-def tensorinv(A, ind: int = 2) -> Tensor:
+def tensorinv(input, ind: int = 2) -> Tensor:  # noqa: A002
     """The inverse of A read as a matrix of its first ``ind`` dims by the rest:
     ``tensordot(tensorinv(A), A, ind)`` is the identity. Shape ``A.shape[ind:] +
     A.shape[:ind]``."""
+    A = input
     from minigrad.linalg import inv
 
     A = as_tensor(A)
@@ -306,9 +319,10 @@ def tensorinv(A, ind: int = 2) -> Tensor:
     return inv(A.reshape(math.prod(rows), math.prod(cols))).reshape(cols + rows)
 
 
-def tensorsolve(A, B, dims=None) -> Tensor:
+def tensorsolve(input, other, dims=None) -> Tensor:  # noqa: A002
     """X with ``tensordot(A, X, X.ndim) = B``: X has shape ``A.shape[B.ndim:]``. ``dims``
     moves those dims of A to the end first."""
+    A, B = input, other
     from minigrad.linalg import solve
 
     A, B = as_tensor(A), as_tensor(B)

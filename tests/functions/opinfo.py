@@ -586,6 +586,7 @@ LINALG += [
         TALL[:1],
         gradgrad=False,
     ),
+    expr("norm-method", "x.norm('nuc') + x.norm(p=1, dim=0).sum() + x.norm(None)", TALL[:1]),
     expr(
         "frobenius_norm",
         "lib.frobenius_norm(x, (0, 1)) + lib.nuclear_norm(x)",

@@ -34,6 +34,16 @@ def test_vectors_raise_runtime_error(name):
         getattr(mg.linalg, name)(mg.ones(3))
 
 
+@pytest.mark.parametrize("b_dtype", ["float64", "int64"])
+def test_solvers_do_not_promote_dtypes(b_dtype, torch):
+    with pytest.raises(RuntimeError, match="same dtype.*Float and B of type"):
+        mg.linalg.solve(mg.eye(2), mg.ones(2, dtype=getattr(mg, b_dtype)))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        torch.linalg.solve(torch.eye(2), torch.ones(2, dtype=getattr(torch, b_dtype)))
+    with pytest.raises(RuntimeError, match="same dtype|floating point"):
+        mg.linalg.solve_triangular(mg.eye(2), mg.ones(2, 1, dtype=getattr(mg, b_dtype)), upper=True)
+
+
 def test_singular_and_indefinite_matrices_raise_linalg_error():
     assert issubclass(mg.linalg.LinAlgError, RuntimeError)
     singular = mg.tensor([[1.0, 2.0], [2.0, 4.0]])
