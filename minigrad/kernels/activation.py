@@ -268,21 +268,6 @@ def gelu32(x, out, dydx):
         out[i], dydx[i] = _gelu_and_derivative(x[i])
 
 
-@kernel(["void(float32[::1], float32[::1])"], **_JIT32)
-def mills32(a, out):
-    """``_mills`` over an array (for tests of its accuracy)."""
-    for i in range(a.size):
-        out[i] = _mills(a[i])
-
-
-@kernel(["void(float32[::1], float32[::1])"], **_JIT32)
-def exp32(t, out):
-    """``_exp_parts`` over an array of t <= 0 (for tests of its accuracy)."""
-    for i in range(t.size):
-        p, s1, s2 = _exp_parts(t[i])
-        out[i] = (p * s1) * s2
-
-
 @nb.njit(**_INLINE32)
 def _sigmoid_parts(v, p, s1, s2):
     """sigmoid(z) and 1 - sigmoid(z) from exp(-|z|) = p s1 s2, z of the sign of v.
