@@ -121,7 +121,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
     A second BLAS thread has to be woken for each product and the product waits for it:
     on a small product that costs more than the half of the work it takes over. The
-    BLAS count is set back to what it was right after the product.
+    BLAS count is set back to what it was right after the product. The count is
+    process-wide: a product another Python thread runs meanwhile may run on one thread
+    too (slower, never different).
     """
     if _threads == 1 or a.shape[0] * a.shape[1] * b.shape[1] >= SMALL_PRODUCT_MACS:
         return np.matmul(a, b)
