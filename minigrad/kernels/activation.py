@@ -22,22 +22,12 @@ Two implementations, by dtype.
 float64 (``gelu64``, ``gelu_tanh64``, ``silu64``): ``math.erfc`` / ``math.exp`` from the
 C library, accurate to a few ulp everywhere: Phi(x) = erfc(-x / sqrt 2) / 2 and the
 sigmoid forms avoid the cancellation of ``1 + erf(x)`` or ``1 + tanh(u)`` for x << 0.
-These calls cannot be vectorised (about 25 ns per element for GELU here).
+These calls cannot be vectorised.
 
 float32 (``gelu32``, ``gelu_tanh32``, ``silu32``): the same functions from arithmetic
-alone, in float32 lanes, so that LLVM vectorises the loop 8 wide (AVX2). One thread,
-2^20 elements streamed from memory, AMD EPYC (Zen 3), ns per element (forward and
-derivative / forward only); a plain copy of x into two outputs takes 0.75:
-
-    gelu32        1.5 / 1.35   (8.0 / 7.5 before: the same kind of code in float64 lanes
-                               with a degree-10 exp and a degree-8/9 rational erfcx)
-    silu32        1.5 / 1.35   (5.7 / 5.9 before)
-    gelu_tanh32   2.7 / 2.0    (6.2 / 5.9 before; its 2u is computed in float64, below)
-
-The same kernels on data already in the L1 cache take as long: they are bound by
-arithmetic, not memory, on one thread. Computing GELU in float64 lanes with the same
-algorithm (degree-6 exp, 4/5 rational) took 3.1 ns with 0.6 ulp errors: float32 lanes
-trade about 3 ulps of accuracy for twice the speed.
+alone, in float32 lanes, so that LLVM vectorises the loop 8 wide (AVX2): about 5x the
+speed of the libm forms, for about 3 ulps of accuracy (the measurements are in
+``docs/benchmarks.md``, "Kernel measurements").
 
 Building blocks, each a plain float32 computation:
   * ``_reduce`` + ``_exp_poly``: exp(t) for -174 < t <= 0 as ``p * s1 * s2``:
@@ -86,15 +76,12 @@ float32 GELU computes 1 + erf(x / sqrt 2): 4% off at x = -5, 0 from x = -6 on.)
 ``error_model="numpy"`` removes Python's zero-division checks, which would otherwise
 stop vectorisation. ``fastmath={"contract"}`` lets LLVM fuse a * b + c into FMAs. Not
 used: ``nnan`` / ``ninf`` (NaN in must give NaN out), ``reassoc`` (it may reorder the
-products with 2^k that keep subnormal results right; with ``nsz`` it measured 7% faster
-for GELU, 17% for SiLU), ``arcp`` / ``afn`` (no effect).
+products with 2^k that keep subnormal results right), ``arcp`` / ``afn`` (no effect).
 
 Each kernel's loop is a ``prange`` (``parallel=True``), with a serial twin compiled from
 the same function (``jit.kernel``): ``run`` calls the one ``runtime.parallel`` chooses
-from the array's size. A parallel kernel launched on one thread still pays its threading
-layer's launch (about 2 us on OpenMP, 150-400 us on workqueue), which the twin does
-not. The signatures are explicit (float32 kernels for float32, libm ones for float64);
-each is compiled, or loaded from Numba's disk cache, on its first call.
+from the array's size. The signatures are explicit (float32 kernels for float32, libm
+ones for float64); each is compiled, or loaded from Numba's disk cache, on its first call.
 """
 
 from __future__ import annotations
@@ -281,21 +268,6 @@ def gelu32(x, out, dydx):
         out[i], dydx[i] = _gelu_and_derivative(x[i])
 
 
-@kernel(["void(float32[::1], float32[::1])"], **_JIT32)
-def mills32(a, out):
-    """``_mills`` over an array (for tests of its accuracy)."""
-    for i in range(a.size):
-        out[i] = _mills(a[i])
-
-
-@kernel(["void(float32[::1], float32[::1])"], **_JIT32)
-def exp32(t, out):
-    """``_exp_parts`` over an array of t <= 0 (for tests of its accuracy)."""
-    for i in range(t.size):
-        p, s1, s2 = _exp_parts(t[i])
-        out[i] = (p * s1) * s2
-
-
 @nb.njit(**_INLINE32)
 def _sigmoid_parts(v, p, s1, s2):
     """sigmoid(z) and 1 - sigmoid(z) from exp(-|z|) = p s1 s2, z of the sign of v.
@@ -368,7 +340,7 @@ def gelu_tanh32(x, out, dydx):
 @kernel(_SIG32 + _SIG64, **_PAR)
 def mul(a, b, out):
     """out = a * b: the backward pass dx = dy * dy/dx, on the kernels' threads (NumPy's
-    product runs on one: [2^18] float32 took 22 us here against NumPy's 37)."""
+    product runs on one)."""
     for i in nb.prange(a.size):
         out[i] = a[i] * b[i]
 

@@ -13,22 +13,18 @@ gradient of the scores (times ``out_scale``: the caller passes ``scale`` so that
 ``dQ = ds K`` and ``dK = ds^T Q`` need no extra pass). Without dropout ``pd = p`` and
 the backward is ``p (g - sum_j p g)``.
 
-Design notes (measured on the 2-core VM, float32, one layer of the benchmark model,
-[32, 4, 64, 64] scores):
+Design notes (float32; the measurements are in ``docs/benchmarks.md``):
 - NumPy's softmax is six passes over the scores (the mask, max, subtract, exp, sum,
-  divide) and its reductions over short rows are slow (``max(-1)`` on 64-wide rows took
-  0.9 ms, three times the ``exp``). Here one row is read once and stays in L1 for the
-  row's four loops.
+  divide) and its reductions over short rows are slow. Here one row is read once and
+  stays in L1 for the row's four loops.
 - With ``causal`` a row's keys j > i are not computed: they are written as zeros.
 - ``exp`` is a vectorizable float32 polynomial (below); Numba's ``math.exp`` is a scalar
-  libm call (no SVML), and that alone would cost more than NumPy's whole softmax.
-  Float64 uses ``math.exp``.
+  libm call (no SVML). Float64 uses ``math.exp``.
 - A row whose every key is masked (maximum ``-inf``) gets all-zero weights, so its
   output is zero and no gradient flows through it (as PyTorch's SDPA does).
-- The kernels are serial: they always run right after a matrix product (the scores,
-  or dO V^T), while OpenBLAS's idle workers spin on the other core, and sharing their
-  blocks between two threads there measured 0.99x the time of a training step. ``bias`` and ``keep`` are absent when empty;
-  ``bias`` may have any strides (a broadcast mask has stride 0).
+- The kernels are serial: they always run right after a matrix product, while
+  OpenBLAS's idle workers spin on the other core. ``bias`` and ``keep`` are absent when
+  empty; ``bias`` may have any strides (a broadcast mask has stride 0).
 """
 
 import math

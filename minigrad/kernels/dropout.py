@@ -10,9 +10,8 @@ The caller takes ``seed`` from minigrad's seeded generator (one draw per mask), 
 any split of the elements among threads gives the same mask bit for bit: the kernel is a
 ``prange`` over the elements (run in parallel or as its serial twin, ``runtime.parallel``).
 
-Design notes (2-core VM, a [2048, 512] float32 mask): NumPy's 16-bit integer draws, a
-comparison and a multiplication took 2.2 ms on one thread; this loop vectorizes (64-bit
-multiplies, AVX-512) and is a single pass that writes the float mask.
+Unlike NumPy's integer draws, a comparison and a multiplication (three passes), this loop
+vectorizes and is a single pass that writes the float mask (``docs/benchmarks.md``).
 """
 
 import numba

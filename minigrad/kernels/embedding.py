@@ -1,10 +1,8 @@
 """Numba kernel for the backward pass of an embedding lookup (a scatter-add).
 
-``out[idx[n], :] += g[n, :]`` for every row n: repeated indices accumulate. NumPy's
-``np.add.at`` does the same but is 10-40x slower (measured with 8192 lookups of
-384-wide rows: 0.75 ms for this loop against 12-36 ms for ``np.add.at`` or sorting
-with ``np.add.reduceat``). The loop is serial: rows with the same index would race if
-split between threads.
+``out[idx[n], :] += g[n, :]`` for every row n: repeated indices accumulate, 10-40x faster
+than ``np.add.at`` (``docs/benchmarks.md``). The loop is serial: rows with the same index
+would race if split between threads.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ Backward, with xhat_ij = (x_ij - mean_i) rstd_i and g_ij = dy_ij w_j:
     dx_ij = rstd_i (g_ij - (1/n) sum_k g_ik - xhat_ij (1/n) sum_k g_ik xhat_ik)
     dw_j  = sum_i dy_ij xhat_ij        db_j = sum_i dy_ij
 
-Design notes (measured on a 2-core AMD EPYC, float32):
+Design notes (float32; the measurements are in ``docs/benchmarks.md``):
 - Rows are independent: the forward runs ``prange`` over rows. A row stays in L1/L2
   between its two passes (the statistics, then the output).
 - Statistics: one pass sums ``d = x - x_i0`` and ``d*d`` in float64 (shifted by the row's
@@ -16,7 +16,7 @@ Design notes (measured on a 2-core AMD EPYC, float32):
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
   cancellation loses at most a factor ``n`` of float64's precision: far below float32's
   (1e4 + N(0, 1) gets the right variance; the same bits as two passes on the benchmark
-  shapes, at 1.3-2.5x the speed). A row whose sum of squares n (mean^2 + var) is beyond
+  shapes, faster). A row whose sum of squares n (mean^2 + var) is beyond
   x's dtype (float32: |x| around 1e19 and above, e.g. rows near 1e30) gives NaN, as the
   reference and composite implementations (their float32 sums overflow) and PyTorch's
   float32 LayerNorm near 1e30 do; the float64 sums would have the answer, but the three
@@ -24,7 +24,7 @@ Design notes (measured on a 2-core AMD EPYC, float32):
   ``eps=0`` on a constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
   ZeroDivisionError).
 - ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
-  and does not vectorize it (1.5-2.4x slower); NaN / inf semantics are kept.
+  and does not vectorize it; NaN / inf semantics are kept.
 - dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
   (``layout.row_chunks``), each chunk sums into its own float64 row of ``partial``
   (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``), and
@@ -104,11 +104,10 @@ def _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
     """Rows ``lo .. hi - 1``, one at a time: their dx, their terms added to ``dw``, ``db``.
 
     One pass over x and dy forms the row's two sums (only dx needs them) and adds its
-    dweight and dbias terms; a second pass, the row still in cache, writes dx (adding the
-    terms in the second pass instead measured 5-10% slower). The terms are added in x's
-    dtype over blocks of ``BLOCK_ROWS`` rows, and the blocks into float64: each float32
-    sum has only ``BLOCK_ROWS`` terms, and wide rows keep their running sums in half the
-    cache (backward of [512, 4096]: 2.2 ms with float64 running sums, 1.3 ms this way).
+    dweight and dbias terms; a second pass, the row still in cache, writes dx. The terms
+    are added in x's dtype over blocks of ``BLOCK_ROWS`` rows, and the blocks into
+    float64: each float32 sum has only ``BLOCK_ROWS`` terms, and wide rows keep their
+    running sums in half the cache.
     """
     n = x.shape[1]
     block_w = np.zeros(n, x.dtype)
@@ -149,9 +148,8 @@ def _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
     four rows writes their dx and adds each column's four terms (in x's dtype, in row
     order: ``_rows``' blocks) straight into ``dw`` and ``db``; the last rows (fewer than
     four) go to ``_rows``. The same dweight / dbias bits as ``_rows`` (dx may differ in
-    its last bit: the row sums are added in another order). Backward alone, this /
-    ``_rows``: 0.75-0.79 at [1024, 2048] and [512, 4096], 0.61-0.72 at [512, 8192], but
-    1.03-1.09 at [4096, 1024], hence ``WIDE_ROWS``.
+    its last bit: the row sums are added in another order). Faster from ``WIDE_ROWS``
+    values a row, slower below (``docs/benchmarks.md``).
     """
     n = x.shape[1]
     c1 = np.empty(BLOCK_ROWS, x.dtype)

@@ -2,11 +2,9 @@
 
 A bias's gradient is the sum of the output gradient over its rows. For a C-contiguous
 float32 / float64 array of at least ``SUM_LEADING_BLAS_ELEMENTS`` it is computed as one
-matrix-vector product ``ones @ a`` on ``a`` viewed as [lead, rest]. Measured against
-``np.add.reduce`` on float32 [1024, 64] / [1024, 256] / [4096, 128]: 3.0 / 11.6 /
-14.7 us against 14.9 / 29.0 / 81 us, with a third of the error (BLAS sums in blocks),
-the same bits on 1 to 4 threads; but [32, 128] / [64, 64]: 3.0 / 2.9 us against
-1.6 / 1.8 us, and [256, 64]: 3.4 against 4.7 us (see benchmarks/).
+matrix-vector product ``ones @ a`` on ``a`` viewed as [lead, rest]: faster than
+``np.add.reduce`` from that size on, with a third of the error (BLAS sums in blocks), the
+same bits on 1 to 4 threads; slower below it (``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
