@@ -87,6 +87,9 @@ from minigrad.dtypes import (
     long,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from minigrad.gradcheck import (
     GradcheckError,
@@ -136,6 +139,31 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 )
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
+from minigrad.settings import (  # torch.set_default_dtype, torch.finfo, ...: minigrad/settings.py
+    FatalError,
+    are_deterministic_algorithms_enabled,
+    finfo,
+    get_default_dtype,
+    get_deterministic_debug_mode,
+    get_num_interop_threads,
+    iinfo,
+    init_num_threads,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_deterministic_algorithms_warn_only_enabled,
+    is_signed,
+    is_warn_always_enabled,
+    set_anomaly_enabled,
+    set_default_dtype,
+    set_default_tensor_type,
+    set_deterministic_debug_mode,
+    set_flush_denormal,
+    set_num_interop_threads,
+    set_printoptions,
+    set_warn_always,
+    typename,
+    use_deterministic_algorithms,
+)
 from minigrad.surface import functions as _surface_functions
 from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
@@ -202,10 +230,6 @@ def is_floating_point(t: Tensor) -> bool:
     return t.dtype.kind == "f"
 
 
-def get_default_dtype():
-    return float32
-
-
 __all__ = [
     # tensors and their creation
     "Tensor",
@@ -236,7 +260,6 @@ __all__ = [
     "Generator",
     "Size",
     "device",
-    "get_default_dtype",
     # dtypes
     "bfloat16",
     "bool",
@@ -255,6 +278,33 @@ __all__ = [
     "long",
     "short",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    # settings and dtype facts (minigrad/settings.py)
+    "FatalError",
+    "are_deterministic_algorithms_enabled",
+    "finfo",
+    "get_default_dtype",
+    "get_deterministic_debug_mode",
+    "get_num_interop_threads",
+    "iinfo",
+    "init_num_threads",
+    "is_anomaly_check_nan_enabled",
+    "is_anomaly_enabled",
+    "is_deterministic_algorithms_warn_only_enabled",
+    "is_signed",
+    "is_warn_always_enabled",
+    "set_anomaly_enabled",
+    "set_default_dtype",
+    "set_default_tensor_type",
+    "set_deterministic_debug_mode",
+    "set_flush_denormal",
+    "set_num_interop_threads",
+    "set_printoptions",
+    "set_warn_always",
+    "typename",
+    "use_deterministic_algorithms",
     # operations as functions
     "amax",
     "amin",
