@@ -210,7 +210,7 @@ class finfo:  # noqa: N801  (torch.finfo)
                 raise TypeError(f"torch.finfo() requires a floating point input type, got {dtype}")
             info = np.finfo(dtype)
             self.bits, self.eps, self.max = info.bits, float(info.eps), float(info.max)
-            self.tiny, self.resolution = float(info.tiny), float(info.resolution)
+            self.tiny, self.resolution = float(info.tiny), 10.0**-info.precision
             self.dtype = dtype.name
         self.min = -self.max
         self.smallest_normal = self.tiny

@@ -77,7 +77,7 @@ def test_a_view_of_a_base_reshaped_in_place_refuses_a_stale_history():
     y.t_()
     y.mul_(3.0)  # y's history changes: row would have to re-make its own from it
     with pytest.raises(RuntimeError, match="reshaped in place"):
-        row.grad_fn
+        _ = row.grad_fn
 
 
 def test_as_strided_is_a_view_with_pytorch_gradients(torch):
@@ -138,9 +138,12 @@ def test_view_is_a_real_view_or_raises():
 
 def test_view_matches_pytorch_on_which_layouts_allow_it(torch):
     shapes = [(6,), (3, 2), (2, 1, 3), (1, 6)]
-    for make in (lambda lib: lib.arange(24.0).reshape(4, 6)[1:3],
-                 lambda lib: lib.arange(24.0).reshape(4, 6).t()[:, :2],
-                 lambda lib: lib.arange(24.0).reshape(2, 3, 4).permute(0, 2, 1)[:, :3, :2]):  # fmt: skip
+    makers = [
+        lambda lib: lib.arange(24.0).reshape(4, 6)[1:3],
+        lambda lib: lib.arange(24.0).reshape(4, 6).t()[:, :2],
+        lambda lib: lib.arange(24.0).reshape(2, 3, 4).permute(0, 2, 1)[:, :3, :2],
+    ]
+    for make in makers:
         ours, theirs = make(mg), make(torch)
         for shape in shapes + [(ours.numel(),)]:
             try:
