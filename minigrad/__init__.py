@@ -15,6 +15,8 @@ imported on first use, so ``import minigrad`` stays fast and does not import Num
 import importlib as _importlib
 import math as _math
 
+import numpy as _np
+
 from minigrad.autograd import (
     Function,
     enable_grad,
@@ -176,6 +178,7 @@ install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare Attribute
 globals().update(_surface_functions())
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
+dtype = _np.dtype  # torch.dtype: the class of mg.float32, mg.int64, ... (NumPy's)
 float = float32  # noqa: A001
 int = int32  # noqa: A001  (torch.int is int32)
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
@@ -186,7 +189,7 @@ __version__ = "0.1.0"
 # the names that live in one of them.
 _LAZY_MODULES = (
     "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "special",
-    "version",
+    "version", "functional", "types", "return_types", "torch_version", "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
