@@ -199,7 +199,6 @@ def logdet(A) -> Tensor:
 def chain_matmul(*matrices) -> Tensor:
     return multi_dot(matrices)
 
-
 from minigrad.unsupported import module_getattr  # noqa: E402
 
 __getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
