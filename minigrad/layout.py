@@ -42,7 +42,7 @@ METHODS = [
     "__setstate__",
     "__delitem__",
 ]
-FUNCTIONS = ["from_dlpack", "get_device", "is_inference"]
+FUNCTIONS = ["from_dlpack", "to_dlpack", "get_device", "is_inference"]
 
 _CHANNELS_LAST = {"channels_last": 4, "channels_last_3d": 5}
 
