@@ -54,6 +54,7 @@ def _restride(t: Tensor, what: str, view: Tensor) -> Tensor:
         inplace.check_allowed(t, what)
     if view is t:
         return t
+    views.counter_of(t)[0] += 1  # an in-place op, as in PyTorch: saved copies of t are stale
     t._data = view._data
     if view._grad_fn is not None:
         t._grad_fn = view._grad_fn
