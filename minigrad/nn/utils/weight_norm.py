@@ -2,8 +2,8 @@
 ``module.weight = g * v / ||v||`` with the parameters ``weight_g`` and ``weight_v``
 (PyTorch's ``state_dict`` keys), the norm over every dim but ``dim``.
 
-PyTorch recomputes the weight in a forward pre-hook; here ``weight`` is a property of
-the module, computed from ``weight_g`` and ``weight_v`` when read (the same values).
+PyTorch recomputes the weight in a forward pre-hook; here ``weight`` is computed from
+``weight_g`` and ``weight_v`` when read (the same values: ``nn/utils/computed.py``).
 ``nn.utils.parametrizations.weight_norm`` is the newer form.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
+from minigrad.nn.utils.computed import remove_computed, set_computed
 from minigrad.nn.utils.parametrizations import _norm_except_dim
 
 __all__ = ["WeightNorm", "remove_weight_norm", "weight_norm"]
@@ -51,11 +52,7 @@ def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Mo
     module.register_parameter(name + "_g", Parameter(g))
     module.register_parameter(name + "_v", Parameter(v))
     norms[name] = fn
-    cls = type(module)
-    if not getattr(cls, "_weight_norm_class", False):
-        cls = type(f"WeightNormed{cls.__name__}", (cls,), {"_weight_norm_class": True})
-        module.__class__ = cls
-    setattr(cls, name, property(fn.compute_weight))
+    set_computed(module, name, fn.compute_weight)
     return module
 
 
@@ -65,11 +62,8 @@ def remove_weight_norm(module: Module, name: str = "weight") -> Module:
     if name not in norms:
         raise ValueError(f"weight_norm of '{name}' not found in {module}")
     value = norms.pop(name).compute_weight(module).detach().clone()
-    cls = type(module)
-    delattr(cls, name)
+    remove_computed(module, name)
     del module._parameters[name + "_g"]
     del module._parameters[name + "_v"]
-    if not norms:
-        module.__class__ = cls.__bases__[0]
     module.register_parameter(name, Parameter(value))
     return module
