@@ -106,7 +106,7 @@ from minigrad.nn.padding import (
     ZeroPad3d,
 )
 from minigrad.nn.parallel import DataParallel
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.nn.parameter_containers import ParameterDict, ParameterList
 from minigrad.nn.transformer import (
     TransformerBlock,
@@ -221,6 +221,7 @@ __all__ = [
     "ModuleList",
     "MultiheadAttention",
     "NLLLoss",
+    "Buffer",
     "Parameter",
     "RMSNorm",
     "ReLU",
