@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.functions.strided import address as _address
+from minigrad.functions.strided import offset_in_storage, storage_of
 from minigrad.tensor import Tensor
 
 METHODS = [
@@ -47,17 +49,6 @@ FUNCTIONS = ["from_dlpack", "to_dlpack", "get_device", "is_inference"]
 _CHANNELS_LAST = {"channels_last": 4, "channels_last_3d": 5}
 
 
-def _address(array: np.ndarray) -> int:
-    return array.__array_interface__["data"][0]
-
-
-def storage_of(array: np.ndarray) -> np.ndarray:
-    """The array that owns ``array``'s memory (``array`` itself when it owns it)."""
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
-
-
 def stride(input: Tensor, dim: int | None = None):  # noqa: A002  (PyTorch's names)
     """The step, in elements, between neighbours along each dim (a tuple), or along
     ``dim``. An expanded dim has stride 0, as in PyTorch.
@@ -83,8 +74,7 @@ def stride(input: Tensor, dim: int | None = None):  # noqa: A002  (PyTorch's nam
 
 def storage_offset(input: Tensor) -> int:  # noqa: A002
     """Where ``input``'s first element lies in its storage, counted in elements."""
-    base = storage_of(input._data)
-    return (_address(input._data) - _address(base)) // input._data.itemsize
+    return offset_in_storage(input._data)
 
 
 def is_contiguous(input: Tensor, memory_format=None) -> bool:  # noqa: A002

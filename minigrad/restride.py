@@ -19,7 +19,7 @@ from minigrad import dtypes
 from minigrad._format import shape_str
 from minigrad.autograd import inplace, views
 from minigrad.autograd.grad_mode import _state
-from minigrad.functions.strided import AsStrided, address, storage_extent, storage_of
+from minigrad.functions.strided import AsStrided, offset_in_storage, strided_view
 from minigrad.tensor import Tensor, _size_args, as_tensor
 
 METHODS = [
@@ -105,8 +105,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
             f"mismatch in length of strides and shape: {len(size)} sizes, {len(stride)} strides"
         )
     if storage_offset is None:
-        owner = storage_of(input._data)
-        storage_offset = (address(input._data) - storage_extent(owner)[0]) // input._data.itemsize
+        storage_offset = offset_in_storage(input._data)
     return AsStrided.apply(input, size, stride, int(storage_offset))
 
 
@@ -186,8 +185,6 @@ def set_(input: Tensor, source=None, storage_offset: int = 0, size=None, stride=
             size = _ints(size, "size")
             if stride is None:
                 stride = tuple(int(np.prod(size[k + 1 :])) for k in range(len(size)))
-            from minigrad.functions.strided import strided_view
-
             data = strided_view(data, size, _ints(stride, "stride"), int(storage_offset))
         input._data = data
         input._view = source._view
@@ -226,8 +223,6 @@ def new_empty_strided(
     size, stride = _ints(size, "size"), _ints(stride, "stride")
     dtype = dtypes.as_dtype(dtype) or input._data.dtype
     needed = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
-    from minigrad.functions.strided import strided_view
-
     data = strided_view(np.empty(needed, dtype), size, stride, 0)
     return input._new(data, requires_grad, device, "new_empty_strided")
 

@@ -50,6 +50,11 @@ def storage_extent(array: np.ndarray) -> tuple[int, int]:
     return low, span
 
 
+def offset_in_storage(array: np.ndarray) -> int:
+    """Where ``array``'s first element lies in its storage, in elements."""
+    return (address(array) - storage_extent(storage_of(array))[0]) // array.itemsize
+
+
 def positions(shape: tuple, strides: tuple, offset: int) -> np.ndarray:
     """The storage position (in elements) of every element of a view, shaped ``shape``."""
     pos = np.full(shape, offset, dtype=np.int64)
@@ -105,13 +110,10 @@ class AsStrided(Function):
     def forward(ctx, x, size, stride, offset):
         data = x._data
         out = strided_view(data, size, stride, offset)
-        owner = storage_of(data)
-        low, nbytes = storage_extent(owner)
-        own_offset = (address(data) - low) // data.itemsize
         own_stride = tuple(s // data.itemsize for s in data.strides)
-        ctx.storage_size = nbytes // data.itemsize
+        ctx.storage_size = storage_extent(storage_of(data))[1] // data.itemsize
         ctx.out_pos = positions(size, stride, offset)
-        ctx.in_pos = positions(data.shape, own_stride, own_offset)
+        ctx.in_pos = positions(data.shape, own_stride, offset_in_storage(data))
         ctx.in_count = np.bincount(ctx.in_pos.reshape(-1), minlength=ctx.storage_size)
         return out
 
