@@ -17,6 +17,7 @@ import math as _math
 
 import numpy as _np
 
+from minigrad import settings as _settings  # torch.set_default_dtype, torch.finfo, ...
 from minigrad.autograd import (
     Function,
     enable_grad,
@@ -141,31 +142,6 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 )
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
-from minigrad.settings import (  # torch.set_default_dtype, torch.finfo, ...: minigrad/settings.py
-    FatalError,
-    are_deterministic_algorithms_enabled,
-    finfo,
-    get_default_dtype,
-    get_deterministic_debug_mode,
-    get_num_interop_threads,
-    iinfo,
-    init_num_threads,
-    is_anomaly_check_nan_enabled,
-    is_anomaly_enabled,
-    is_deterministic_algorithms_warn_only_enabled,
-    is_signed,
-    is_warn_always_enabled,
-    set_anomaly_enabled,
-    set_default_dtype,
-    set_default_tensor_type,
-    set_deterministic_debug_mode,
-    set_flush_denormal,
-    set_num_interop_threads,
-    set_printoptions,
-    set_warn_always,
-    typename,
-    use_deterministic_algorithms,
-)
 from minigrad.surface import functions as _surface_functions
 from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
@@ -176,6 +152,7 @@ install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare Attribute
 
 # mg.sin, mg.atan2, mg.cummax, mg.scatter_add, ...: see minigrad/surface.py
 globals().update(_surface_functions())
+globals().update({name: getattr(_settings, name) for name in _settings.__all__})
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 dtype = _np.dtype  # torch.dtype: the class of mg.float32, mg.int64, ... (NumPy's)
@@ -285,29 +262,7 @@ __all__ = [
     "uint32",
     "uint64",
     # settings and dtype facts (minigrad/settings.py)
-    "FatalError",
-    "are_deterministic_algorithms_enabled",
-    "finfo",
-    "get_default_dtype",
-    "get_deterministic_debug_mode",
-    "get_num_interop_threads",
-    "iinfo",
-    "init_num_threads",
-    "is_anomaly_check_nan_enabled",
-    "is_anomaly_enabled",
-    "is_deterministic_algorithms_warn_only_enabled",
-    "is_signed",
-    "is_warn_always_enabled",
-    "set_anomaly_enabled",
-    "set_default_dtype",
-    "set_default_tensor_type",
-    "set_deterministic_debug_mode",
-    "set_flush_denormal",
-    "set_num_interop_threads",
-    "set_printoptions",
-    "set_warn_always",
-    "typename",
-    "use_deterministic_algorithms",
+    *_settings.__all__,
     # operations as functions
     "amax",
     "amin",
