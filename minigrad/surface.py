@@ -6,7 +6,7 @@ One place for all of them: the elementwise table (``elementwise.py``: ``x.sin()`
 (``selection.py``: ``x.scatter_add(...)``, ``mg.meshgrid``) and arithmetic with extra
 arguments (``arithmetic.py``: ``x.add(y, alpha=2)``, ``mg.div(x, y, rounding_mode=...)``).
 ``joining.py`` adds joining, splitting and products (``mg.hstack``, ``x.mm(y)``) and
-``legacy.py`` creation functions (``logspace``, ``mg.FloatTensor``); ``layout.py`` the
+``legacy.py`` creation functions (``logspace``, ``mg.FloatTensor``); ``tensor_memory.py`` the
 memory questions (``x.stride()``, ``mg.from_dlpack``) and ``restride.py`` the in-place
 shape changes and raw strided views (``x.t_()``, ``mg.as_strided``).
 A function there takes the tensor as its first argument (``input``), so the same
@@ -19,14 +19,14 @@ from minigrad import (
     arithmetic,
     elementwise,
     joining,
-    layout,
     legacy,
     reductions,
     restride,
     selection,
+    tensor_memory,
 )
 
-_MODULES = (arithmetic, reductions, selection, joining, legacy, layout, restride)
+_MODULES = (arithmetic, reductions, selection, joining, legacy, tensor_memory, restride)
 
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings

@@ -1,11 +1,11 @@
 """``mg.utils.dlpack``: tensors to and from DLPack capsules (zero-copy exchange with
-other array libraries), through NumPy's DLPack support (see ``minigrad/layout.py``)."""
+other array libraries), through NumPy's DLPack support (see ``minigrad/tensor_memory.py``)."""
 
 from __future__ import annotations
 
 import enum
 
-from minigrad.layout import from_dlpack, to_dlpack
+from minigrad.tensor_memory import from_dlpack, to_dlpack
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
 

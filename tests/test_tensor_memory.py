@@ -1,4 +1,4 @@
-"""Memory layout questions (minigrad/layout.py): strides, storage offsets, contiguity,
+"""Memory layout questions (minigrad/tensor_memory.py): strides, storage offsets, contiguity,
 data pointers, DLPack; against PyTorch when installed, else against NumPy's own view of
 the same memory."""
 
