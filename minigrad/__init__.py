@@ -15,6 +15,9 @@ imported on first use, so ``import minigrad`` stays fast and does not import Num
 import importlib as _importlib
 import math as _math
 
+import numpy as _np
+
+from minigrad import settings as _settings  # torch.set_default_dtype, torch.finfo, ...
 from minigrad.autograd import (
     Function,
     enable_grad,
@@ -87,6 +90,9 @@ from minigrad.dtypes import (
     long,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from minigrad.gradcheck import (
     GradcheckError,
@@ -146,8 +152,10 @@ install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare Attribute
 
 # mg.sin, mg.atan2, mg.cummax, mg.scatter_add, ...: see minigrad/surface.py
 globals().update(_surface_functions())
+globals().update({name: getattr(_settings, name) for name in _settings.__all__})
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
+dtype = _np.dtype  # torch.dtype: the class of mg.float32, mg.int64, ... (NumPy's)
 float = float32  # noqa: A001
 int = int32  # noqa: A001  (torch.int is int32)
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
@@ -158,7 +166,7 @@ __version__ = "0.1.0"
 # the names that live in one of them.
 _LAZY_MODULES = (
     "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "special",
-    "version",
+    "version", "functional", "types", "return_types", "torch_version", "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
@@ -202,10 +210,6 @@ def is_floating_point(t: Tensor) -> bool:
     return t.dtype.kind == "f"
 
 
-def get_default_dtype():
-    return float32
-
-
 __all__ = [
     # tensors and their creation
     "Tensor",
@@ -236,7 +240,6 @@ __all__ = [
     "Generator",
     "Size",
     "device",
-    "get_default_dtype",
     # dtypes
     "bfloat16",
     "bool",
@@ -255,6 +258,11 @@ __all__ = [
     "long",
     "short",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    # settings and dtype facts (minigrad/settings.py)
+    *_settings.__all__,
     # operations as functions
     "amax",
     "amin",

@@ -12,6 +12,9 @@ import builtins
 import numpy as np
 
 uint8 = np.dtype(np.uint8)
+uint16 = np.dtype(np.uint16)
+uint32 = np.dtype(np.uint32)
+uint64 = np.dtype(np.uint64)
 int8 = np.dtype(np.int8)
 int16 = np.dtype(np.int16)
 float16 = np.dtype(np.float16)

@@ -7,7 +7,10 @@ One place for all of them: the elementwise table (``elementwise.py``: ``x.sin()`
 arguments (``arithmetic.py``: ``x.add(y, alpha=2)``, ``mg.div(x, y, rounding_mode=...)``).
 ``joining.py`` adds joining, splitting and products (``mg.hstack``, ``x.mm(y)``) and
 ``legacy.py`` creation functions (``logspace``, ``mg.FloatTensor``), ``linalg_names.py``
-the torch-level linear-algebra names (``mg.svd``, ``x.cholesky_solve(L)``, ``mg.cdist``).
+the torch-level linear-algebra names (``mg.svd``, ``x.cholesky_solve(L)``, ``mg.cdist``);
+``tensor_memory.py`` the memory questions (``x.stride()``, ``mg.from_dlpack``) and
+``restride.py`` the in-place shape changes and raw strided views (``x.t_()``,
+``mg.as_strided``).
 A function there takes the tensor as its first argument (``input``), so the same
 function is the method.
 """
@@ -25,13 +28,16 @@ from minigrad import (
     legacy,
     linalg_names,
     reductions,
+    restride,
     sampling,
     scatters,
     selection,
     statistics,
+    tensor_memory,
 )
 
 _MODULES = (arithmetic, reductions, selection, joining, legacy, linalg_names)
+_MODULES += (tensor_memory, restride)
 #: The torch namespace's numeric functions and their Tensor methods (issue 24).
 _MODULES += (statistics, histograms, calculus, enumeration, scatters, sampling, function_forms)
 

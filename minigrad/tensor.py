@@ -17,10 +17,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from minigrad import dtypes
+from minigrad import dtypes, printing
 from minigrad import random as _random
 from minigrad._format import shape_str
-from minigrad.autograd import engine, inplace, views
+from minigrad.autograd import engine, hooks, inplace, views
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions import arithmetic as A
@@ -178,7 +178,13 @@ class Tensor:
         "_requires_grad",
         "_grad_fn",
         "__weakref__",
+        "__dict__",  # as in PyTorch, a program may hang its own attributes on a tensor
     )
+    _data: np.ndarray
+    _requires_grad: bool
+    _grad_hooks = None  # {id: hook}, set by register_hook on a leaf (autograd/hooks.py)
+    _post_accumulate_hooks = None
+    __array_priority__ = 1000  # PyTorch's value: NumPy defers to a tensor's operators
     __array_ufunc__ = None  # make NumPy defer to Tensor's operators: array * tensor -> Tensor
     __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
 
@@ -263,6 +269,21 @@ class Tensor:
             raise RuntimeError("retain_grad: the tensor does not require grad")
         if self.grad_fn is not None:
             engine.mark_retained(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        """True for a non-leaf tensor that called ``retain_grad()``."""
+        node = self.grad_fn
+        return node is not None and node._retained is not None and node._retained() is self
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` with this tensor's gradient during backward; a returned
+        tensor replaces the gradient. Returns a handle with ``remove()``."""
+        return hooks.register_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` after backward accumulated into ``self.grad`` (leaves)."""
+        return hooks.register_post_accumulate_grad_hook(self, hook)
 
     def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False):
         """Accumulate d(self)/d(leaf) into every leaf's ``.grad``.
@@ -401,7 +422,7 @@ class Tensor:
         return int(self._data.item())
 
     def __repr__(self) -> str:
-        body = np.array2string(self._data, separator=", ", prefix="tensor(", precision=4)
+        body = printing.body(self._data)
         extra = ""
         if self._data.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):
             extra += f", dtype={self._data.dtype}"
@@ -457,8 +478,12 @@ class Tensor:
     def clone(self) -> Tensor:
         return A.Clone.apply(self)
 
-    def contiguous(self) -> Tensor:
-        return self
+    def contiguous(self, memory_format=None) -> Tensor:
+        """The tensor itself when its elements lie in row-major order without gaps,
+        else a row-major copy (recorded, like ``clone``)."""
+        if self._data.flags.c_contiguous:
+            return self
+        return A.Clone.apply(self)
 
     def cpu(self, memory_format=None) -> Tensor:
         """The tensor itself (it is already on the CPU, the only device)."""
@@ -685,7 +710,30 @@ class Tensor:
             return self
         return S.Reshape.apply(self, shape)
 
-    view = reshape
+    def view(self, *shape):
+        """The same memory seen with another shape (``-1``: the size that fits), or,
+        given a dtype, reinterpreted as that dtype. Unlike ``reshape`` it never copies:
+        when the strides do not allow a view (a transposed tensor flattened), it raises
+        PyTorch's RuntimeError; ``reshape`` (or ``contiguous().view``) copies there."""
+        if len(shape) == 1 and not isinstance(shape[0], (tuple, list, builtins.int, np.integer)):
+            return self._view_as_dtype(dtypes.as_dtype(shape[0]))
+        return S.View.apply(self, _size_args(shape))
+
+    def _view_as_dtype(self, dtype: np.dtype) -> Tensor:
+        """``t.view(dtype)``: the same bytes read as ``dtype`` (no gradient)."""
+        if dtype == self._data.dtype:
+            return self
+        try:
+            data = self._data.view(dtype)
+        except ValueError:
+            raise RuntimeError(
+                f"view: cannot view a tensor of dtype {self._data.dtype} and shape "
+                f"{shape_str(self._data.shape)} as {dtype}: the last dim must be contiguous "
+                "and its size in bytes divisible by the new element size"
+            ) from None
+        out = Tensor._make(data, False, None)
+        out._counter = views.counter_of(self)
+        return out
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1):
         if self._data.ndim == 0:
@@ -994,9 +1042,10 @@ class Tensor:
         return self.to(other._data.dtype)
 
     def view_as(self, other: Tensor) -> Tensor:
-        return self.reshape(other.shape)
+        return self.view(other.shape)
 
-    reshape_as = view_as
+    def reshape_as(self, other: Tensor) -> Tensor:
+        return self.reshape(other.shape)
 
     def nelement(self) -> int:
         return self._data.size

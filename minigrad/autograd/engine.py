@@ -26,6 +26,10 @@ be shared (by two edges, with the caller's ``gradient=``, or a read-only broadca
 and an in-place update of one ``.grad`` must never change anything else. Later
 gradients are added into it in place.
 
+**Hooks** (``t.register_hook``, ``minigrad/autograd/hooks.py``) see a tensor's whole
+gradient: a non-leaf's when its node is ready, before its backward; a leaf's before it
+is accumulated (post-accumulate hooks after).
+
 Unless ``retain_graph`` is set, each node frees its saved tensors right after its
 backward ran (``Function._release``).
 """
@@ -39,6 +43,7 @@ import numpy as np
 from minigrad._format import shape_str
 from minigrad.autograd import function as _function
 from minigrad.autograd.grad_mode import _state
+from minigrad.autograd.hooks import run_grad_hooks, run_post_accumulate_hooks
 
 _ndarray = np.ndarray
 
@@ -180,6 +185,8 @@ def run_backward(
             if grad is None:  # nothing flowed into this node: it sends nothing on
                 grads = (None,) * len(node.next_functions)
             else:
+                if node._grad_hooks:
+                    grad = run_grad_hooks(node._grad_hooks, grad, arrays, _wrap_grad)
                 if node._retained is not None:
                     _retain(node, grad, create_graph)
                 for i in capture_node.get(node, ()):
@@ -208,13 +215,18 @@ def run_backward(
         # ---- leaves: accumulate (or capture for autograd.grad) ---------------------
         while leaf_grads:
             leaf, g = leaf_grads.popitem()
+            if leaf._grad_hooks:
+                g = run_grad_hooks(leaf._grad_hooks, g, arrays, _wrap_grad)
             if inputs is not None:
                 for i in capture_leaf.get(leaf, ()):
                     captured[i] = g
-            elif arrays:
+                continue
+            if arrays:
                 _accumulate_array(leaf, g)
             else:
                 _accumulate_tensor(leaf, g)
+            if leaf._post_accumulate_hooks:
+                run_post_accumulate_hooks(leaf)
     finally:
         _state.enabled = prev_mode
     if inputs is not None:

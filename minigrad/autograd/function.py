@@ -118,6 +118,7 @@ class Function:
     _saved_versions = ()
     _freed = False
     _retained = None  # weakref to the output tensor when it called retain_grad()
+    _grad_hooks = None  # {id: hook} of the output tensor (autograd/hooks.py)
     needs_input_grad: tuple = ()
     next_functions: tuple = ()
 

@@ -97,7 +97,7 @@ def write(t, what: str, value, cast: bool = False):
         t.requires_grad or value.requires_grad or (info is not None and info.base.requires_grad)
     )
     if recording:
-        _check_allowed(t, what)
+        check_allowed(t, what)
     fitted = _fit(t, what, value, cast)
     if not t._data.flags.writeable:
         raise RuntimeError(
@@ -126,6 +126,8 @@ def _record(t, value) -> None:
     """Give ``t``'s base the ``Overwrite`` node, then ``t`` its history from the base."""
     info = t._view
     base, steps = (t, ()) if info is None else (info.base, info.steps)
+    if info is not None:
+        views.check_geometry(info)
     new = Overwrite.apply(base, value, steps)
     if new._grad_fn is not None:
         base._grad_fn = new._grad_fn
@@ -134,7 +136,7 @@ def _record(t, value) -> None:
         views.refresh(t)
 
 
-def _check_allowed(t, what: str) -> None:
+def check_allowed(t, what: str) -> None:
     """Refuse, as PyTorch does, the in-place changes that cannot be recorded."""
     info = t._view
     hint = " Do it under `with mg.no_grad():` (as optimizers do), or on a clone()."

@@ -28,16 +28,18 @@ RECORDED, NO_GRAD, MULTI_OUTPUT = "recorded", "no_grad", "multi_output"
 
 class ViewInfo:
     """Where a view comes from: ``base``, the ``steps`` that re-make it from the base,
-    how it was made (``creation``), and ``base_fn``: the base's ``grad_fn`` when the
-    view's own history was last made (a different one means the history is stale)."""
+    how it was made (``creation``), ``base_fn``: the base's ``grad_fn`` when the
+    view's own history was last made (a different one means the history is stale), and
+    ``base_data``: the base's array then (the steps assume its shape)."""
 
-    __slots__ = ("base", "steps", "creation", "base_fn")
+    __slots__ = ("base", "steps", "creation", "base_fn", "base_data")
 
     def __init__(self, base, steps: tuple, creation: str, base_fn):
         self.base = base
         self.steps = steps
         self.creation = creation
         self.base_fn = base_fn
+        self.base_data = base._data
 
 
 def counter_of(t) -> list:
@@ -84,6 +86,7 @@ def refresh(view) -> None:
     base = info.base
     if base._grad_fn is info.base_fn or info.creation == NO_GRAD:
         return
+    check_geometry(info)
     prev, _state.enabled = _state.enabled, True
     try:
         fresh = replay(base, info.steps)
@@ -92,3 +95,14 @@ def refresh(view) -> None:
     view._grad_fn = fresh._grad_fn
     view._requires_grad = fresh._requires_grad
     info.base_fn = base._grad_fn
+
+
+def check_geometry(info: ViewInfo) -> None:
+    """Refuse to re-make a view whose base changed its shape in place since (``t_()``,
+    ``squeeze_()``, ``resize_()``, ``set_()`` on the base): its steps no longer apply."""
+    if info.base._data is not info.base_data:
+        raise RuntimeError(
+            "a view's base was reshaped in place (t_, transpose_, squeeze_, unsqueeze_, "
+            "as_strided_, resize_ or set_) after the view was made, so its history cannot "
+            "be re-made: make the view again after the in-place change"
+        )

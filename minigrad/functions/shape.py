@@ -36,6 +36,22 @@ class Reshape(Function):
     backward_array = backward  # the same call on an array or a Tensor
 
 
+class View(Reshape):
+    """``x.view(shape)``: ``Reshape`` that refuses to copy (PyTorch's rule: a view
+    exists when each new dim spans strides that the old dims can express)."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        out = Reshape.forward(ctx, x, shape)
+        if out.size and not np.may_share_memory(out, x._data):
+            raise ShapeError(
+                "view size is not compatible with input tensor's size and stride (at least "
+                "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                "instead."
+            )
+        return out
+
+
 class Permute(Function):
     is_view = True
 

@@ -22,6 +22,8 @@ The package sits above ``autograd`` and ``nn``; neither imports it (``minigrad.a
 re-exports the public names lazily, for PyTorch's spelling).
 """
 
+import sys
+
 from minigrad.gradcheck.api import gradcheck, gradgradcheck
 from minigrad.gradcheck.graph import GraphCheckResult, gradcheck_graph
 from minigrad.gradcheck.module import gradcheck_module
@@ -43,3 +45,9 @@ __all__ = [
     "gradcheck_module",
     "gradgradcheck",
 ]
+
+# PyTorch's module path ``torch.autograd.gradcheck`` (``from torch.autograd.gradcheck import
+# gradcheck, GradcheckError``) names this package: the checker sits above autograd, so it
+# answers for that path rather than living inside ``minigrad/autograd/``. (As in PyTorch,
+# the attribute ``mg.autograd.gradcheck`` stays the function.)
+sys.modules.setdefault("minigrad.autograd.gradcheck", sys.modules[__name__])

@@ -56,7 +56,7 @@ from minigrad.nn.normalization import (
 )
 from minigrad.nn.padding import *  # noqa: F403  (the names in its __all__)
 from minigrad.nn.parallel import DataParallel
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.nn.parameter_containers import ParameterDict, ParameterList
 from minigrad.nn.transformer import (
     TransformerBlock,
@@ -75,6 +75,7 @@ from minigrad.unsupported import module_getattr
 __all__ = (
     [
         "factory_kwargs",
+        "Buffer",
         "AdaptiveLogSoftmaxWithLoss",
         "LinearCrossEntropyLoss",
         "LinearCrossEntropyOptions",

@@ -38,7 +38,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad._format import shape_str
 from minigrad.autograd.recording import _recording, module_scope
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.tensor import Tensor
 
 __all__ = ["Module"]
@@ -180,6 +180,10 @@ class Module:
                     "(nn.Module or None expected)"
                 )
             d["_modules"][name] = None
+        elif isinstance(value, Buffer):
+            self._require_init("buffers")
+            self._forget(name, keep="_buffers")
+            self.register_buffer(name, value, persistent=value.persistent)
         elif "_buffers" in d and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(

@@ -333,6 +333,9 @@ def _examples():
         c.softmax(1),
         c.log_softmax(2),
         c.reshape(6, 4),
+        c.view(6, 4),
+        c.as_strided((3, 4), (2, 1), 1),  # overlapping reads: their gradients add
+        a.expand(3, 4).as_strided((2, 2), (1, 1)),  # an overlapping input
         c.permute(2, 0, 1),
         a.expand(2, 3, 4),
         mg.cat([a, a * 2.0], 0),

@@ -1,12 +1,10 @@
-"""``mg.cuda.amp``: PyTorch's older spelling of ``mg.amp`` for CUDA.
-
-``GradScaler(...)`` is ``mg.amp.GradScaler("cuda", ...)`` and ``autocast(...)`` is
-``mg.amp.autocast("cuda", ...)``: without CUDA both warn and do nothing, as PyTorch's.
-"""
+"""``mg.cuda.amp.GradScaler``: ``mg.amp.GradScaler("cuda", ...)``, PyTorch's older spelling."""
 
 from __future__ import annotations
 
-from minigrad import amp as _amp
+from minigrad.amp import grad_scaler as _amp
+
+__all__ = ["GradScaler"]
 
 
 class GradScaler(_amp.GradScaler):
@@ -27,8 +25,3 @@ class GradScaler(_amp.GradScaler):
             enabled,
             _name="torch.cuda.amp.GradScaler",
         )
-
-
-class autocast(_amp.autocast):  # noqa: N801
-    def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True) -> None:
-        super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)

@@ -1,0 +1,1 @@
+"""``torch.contrib``: an empty package in PyTorch too (kept importable)."""
