@@ -53,7 +53,6 @@ def test_docs_coverage_section_is_current(snapshot):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="issue 24's target; the elementwise ops are pending")
 def test_every_namespace_is_95_percent_covered(result):
     low = {}
     for ns, v in result.items():
