@@ -93,10 +93,17 @@ def save(obj, f) -> None:
 
 
 def _savez(fh, arrays: dict) -> None:
-    """``np.savez`` of ``arrays`` (entry name -> array, none of them an object array, so
-    nothing is pickled). No ``allow_pickle=`` argument: older NumPy (1.24, the floor)
-    has none, and its ``savez`` would store it as one more array, ``allow_pickle``."""
-    np.savez(fh, **arrays)
+    """Write ``arrays`` (entry name -> array) as an uncompressed ``.npz`` into the binary
+    file ``fh``: what ``np.savez`` writes, with ``allow_pickle=False`` on every NumPy
+    (1.24's ``savez`` has no such argument and stored it as one more array) and the zip
+    closed by ``with`` even when a Ctrl-C interrupts the write (NumPy 1.24 left it to the
+    garbage collector, which printed a traceback once ``fh`` was closed)."""
+    import zipfile
+
+    with zipfile.ZipFile(fh, mode="w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, array in arrays.items():
+            with zf.open(name + ".npy", mode="w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
 
 
 def _atomic_write(path: str, arrays: dict) -> None:

@@ -507,6 +507,7 @@ class Tensor:
     def __sub__(self, other):
         if _plain_scalar(self, other):
             return _add_scalar(self, -other)
+        _refuse_bool_subtraction(self, other)
         if isinstance(other, Tensor) and other._data.dtype is self._data.dtype:
             return _sub(self, other)
         if isinstance(other, _Number):
@@ -515,6 +516,7 @@ class Tensor:
         return _sub(*A.promote(self, as_tensor(other)))
 
     def __rsub__(self, other):
+        _refuse_bool_subtraction(other, self)
         if isinstance(other, _Number):
             return A.RSubScalar.apply(*_with_scalar(self, other))
         return _sub(*A.promote(as_tensor(other), self))
@@ -555,6 +557,11 @@ class Tensor:
         return as_tensor(other).__pow__(self)
 
     def __neg__(self):
+        if self._data.dtype == np.bool_:
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+            )
         return A.Neg.apply(self)
 
     def __pos__(self):
@@ -1334,6 +1341,28 @@ def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
     if dtype is not t._data.dtype:
         t = t.to(dtype)
     return t, scalar
+
+
+def _is_bool(x) -> bool:
+    """A Python or NumPy bool, or a bool tensor or array."""
+    if isinstance(x, (bool, np.bool_)):
+        return True
+    data = x._data if isinstance(x, Tensor) else x
+    return isinstance(data, np.ndarray) and data.dtype == np.bool_
+
+
+def _refuse_bool_subtraction(a, b) -> None:
+    """``a - b`` with a bool operand raises, as in PyTorch (bool has no subtraction)."""
+    if _is_bool(a) and _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead."
+        )
+    if _is_bool(a) or _is_bool(b):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def _plain_scalar(t: Tensor, other) -> bool:

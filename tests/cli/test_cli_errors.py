@@ -324,19 +324,20 @@ def test_a_second_ctrl_c_during_a_save_keeps_the_previous_checkpoint(
 ):
     # In-process, to land the interrupt exactly inside the write: the second save
     # (step 2) is interrupted halfway through writing its temporary file.
+    from minigrad import serialization
     from minigrad.cli import main
 
-    real_savez = np.savez
+    real_savez = serialization._savez
     calls = []
 
-    def interrupted_savez(fh, *args, **kwargs):
+    def interrupted_savez(fh, arrays):
         calls.append(1)
         if len(calls) == 2:
             fh.write(b"PK\x03\x04 half a checkpoint")
             raise KeyboardInterrupt
-        return real_savez(fh, *args, **kwargs)
+        return real_savez(fh, arrays)
 
-    monkeypatch.setattr(np, "savez", interrupted_savez)
+    monkeypatch.setattr(serialization, "_savez", interrupted_savez)
     out = tmp_path / "run"
     argv = ["train", *cli.TINY, "--steps", 5, "--checkpoint-interval", 1, "--out", out]
     assert main([str(a) for a in argv]) == 130

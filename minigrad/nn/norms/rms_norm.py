@@ -62,7 +62,7 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
         return None, g_weight, None
     g_xhat = dy if weight is None else dy * weight
     g_rstd = sum_over(g_xhat * x, axes)
-    g_ms = g_rstd * (-0.5) * rstd**3
+    g_ms = g_rstd * (-0.5) * rstd * rstd * rstd  # rstd^3 alone underflows for large x
     g_x = g_xhat * rstd + g_ms * (2.0 / count(x.shape, axes)) * x
     return g_x, g_weight, None
 

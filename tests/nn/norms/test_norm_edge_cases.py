@@ -225,3 +225,42 @@ def test_empty_batches_match_pytorch(torch):
 def test_one_value_per_channel_is_still_an_error():
     with pytest.raises(ValueError, match="expected more than 1 value per channel"):
         nn.BatchNorm1d(3)(mg.randn(1, 3))
+
+
+def _rms_norm_grad(rows, impl, lib=None):
+    """``x.grad`` of an RMSNorm over the last dim (no weight) for the cotangent 1..8."""
+    dy = np.arange(1.0, 9.0) * np.ones(rows.shape)
+    if lib is not None:  # PyTorch
+        x = lib.tensor(rows, requires_grad=True)
+        lib.nn.functional.rms_norm(x, (8,)).backward(lib.tensor(dy.astype(rows.dtype)))
+        return x.grad.numpy()
+    x = mg.tensor(rows, requires_grad=True)
+    F.rms_norm(x, 8, impl=impl).backward(mg.tensor(dy.astype(rows.dtype)))
+    return x.grad.numpy()
+
+
+def _large_float32_rows():
+    """float32 rows around 1e15..1e18: rstd^3 (1e-45..1e-54) is below float32's range,
+    though every factor of the gradient, and the gradient itself, is in it."""
+    base = np.random.default_rng(3).standard_normal((4, 8))
+    return (base * np.array([[1e15], [1e16], [1e17], [1e18]])).astype(np.float32)
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_float32_rms_norm_gradient_of_large_inputs_does_not_underflow(impl):
+    rows = _large_float32_rows()
+    want = _rms_norm_grad(rows.astype(np.float64), "reference")
+    got = _rms_norm_grad(rows, impl)
+    scale = np.abs(want).max(axis=1, keepdims=True)
+    np.testing.assert_allclose(got / scale, want / scale, atol=1e-5, err_msg=impl)
+
+
+def test_float32_rms_norm_gradient_of_large_inputs_matches_pytorch_in_float64(torch):
+    # Against PyTorch's float64 answer: its own float32 backward forms rstd^3 and loses
+    # the second term here (its gradient is exactly dy * rstd).
+    rows = _large_float32_rows()
+    theirs = _rms_norm_grad(rows.astype(np.float64), None, torch)
+    scale = np.abs(theirs).max(axis=1, keepdims=True)
+    for impl in IMPLS:
+        ours = _rms_norm_grad(rows, impl)
+        np.testing.assert_allclose(ours / scale, theirs / scale, atol=1e-5, err_msg=impl)
