@@ -134,6 +134,8 @@ def resize_(input: Tensor, *sizes, memory_format=None) -> Tensor:  # noqa: A002
     (the rest is uninitialized, as in PyTorch)."""
     _no_grad_storage_change(input, "resize_")
     shape = _size_args(sizes)
+    if any(s < 0 for s in shape):  # -1 means "infer" to view(), not to resize_()
+        raise RuntimeError(f"resize_: sizes must be non-negative, got {list(shape)}")
     n = int(np.prod(shape))
     flat = input._data.reshape(-1) if input._data.flags.c_contiguous else None
     if flat is not None and n <= flat.size:

@@ -118,6 +118,8 @@ def multigammaln(input, p: int) -> Tensor:  # noqa: A002
     x = as_tensor(input)
     if x.dtype.kind != "f":
         x = x.float()
+    if p < 1:
+        raise RuntimeError(f"mvlgamma: p has to be greater than or equal to 1, got {p}")
     out = x * 0 + p * (p - 1) / 4 * math.log(math.pi)
     for j in range(p):
         out = out + call("lgamma", x - j / 2)

@@ -171,6 +171,16 @@ def test_resize_keeps_or_grows_memory():
         mg.zeros(2, requires_grad=True).resize_(4)
 
 
+@pytest.mark.parametrize("sizes", [(-1,), (2, -1), (-3, 2)])
+def test_resize_refuses_negative_sizes(sizes):
+    # -1 infers a size in view() and reshape(); resize_ has nothing to infer it from
+    # (PyTorch raises RuntimeError too)
+    x = mg.arange(6.0)
+    with pytest.raises(RuntimeError, match="non-negative"):
+        x.resize_(*sizes)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
 def test_set_shares_the_source():
     src = mg.arange(6.0)
     x = mg.zeros(1)

@@ -253,3 +253,21 @@ def test_chebyshev_of_a_huge_degree_matches_pytorch_without_a_long_loop(name, to
     ours = getattr(S, name)(mg.tensor(x), mg.tensor(n)).numpy()
     ref = getattr(torch.special, name)(torch.tensor(x), torch.tensor(n)).numpy()
     np.testing.assert_allclose(ours, ref, rtol=1e-9, equal_nan=True)
+
+
+def test_mvlgamma_is_a_sum_of_lgammas_and_refuses_pytorchs_bad_inputs():
+    x = mg.tensor([1.5, 2.0, 7.25], dtype=mg.float64)
+    p = 3
+    expected = [
+        p * (p - 1) / 4 * math.log(math.pi) + sum(math.lgamma(v - j / 2) for j in range(p))
+        for v in x.tolist()
+    ]
+    np.testing.assert_allclose(mg.mvlgamma(x, p).numpy(), expected, rtol=1e-14)
+    # PyTorch: "p has to be greater than or equal to 1"; an element <= (p-1)/2 is no
+    # error in PyTorch 2.13 (lgamma(0) = inf comes through)
+    for bad_p in (0, -1):
+        with pytest.raises(RuntimeError, match="greater than or equal to 1"):
+            x.mvlgamma(bad_p)
+        with pytest.raises(RuntimeError, match="greater than or equal to 1"):
+            x.clone().mvlgamma_(bad_p)
+    assert mg.mvlgamma(mg.tensor([1.0, 0.0, 3.0]), 2).tolist()[1] == math.inf
