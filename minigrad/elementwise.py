@@ -50,9 +50,28 @@ INPLACE_FUNCTIONS = frozenset({"i0"})
 _Number = (int, float, bool, np.number, np.bool_)
 
 
+#: PyTorch's messages for the unary operators on a bool tensor.
+_BOOL_OPERATORS = {
+    "neg": "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+    "to invert a mask, use the `~` or `logical_not()` operator instead.",
+    "positive": "The `+` operator, on a bool tensor is not supported.",
+}
+
+
+def _has_bool_loop(forward) -> bool:
+    """Whether a NumPy ufunc computes on bool inputs (``np.negative`` does not)."""
+    return not isinstance(forward, np.ufunc) or any(t.startswith("?") for t in forward.types)
+
+
 def _input(t, op: Op):
     """``t`` in the dtype ``op`` computes in (see the module docstring)."""
     kind = t._data.dtype.kind
+    if kind == "b" and op.ints == "keep" and not _has_bool_loop(op.forward):
+        # NumPy has no bool loop here (its own TypeError must not escape); PyTorch refuses
+        # these too: `-b` and `+b` with RuntimeError, the rest as not implemented for Bool
+        if op.name in _BOOL_OPERATORS:
+            raise RuntimeError(_BOOL_OPERATORS[op.name])
+        raise DtypeError(f"\"{op.name}\" not implemented for 'Bool' (convert with .int() first)")
     if op.ints == "float" and kind != "f":
         return t.to(dtypes.default_float)
     if op.ints == "floating" and kind != "f":

@@ -54,13 +54,9 @@ KNOWN_DIFFERENCES = {
             "clamp_max_",
             "clamp_min_",
             "clip_",
-            "floor_divide_",
-            "fmod_",
-            "remainder_",
         )
     },
     ("relu_", "bool", ()): "PyTorch refuses bool inputs to relu; minigrad computes it",
-    ("square_", "bool", ()): "PyTorch's result is int64 (cannot go back into bool)",
     ("pow_", "bool", (True,)): "PyTorch keeps bool ** bool bool; minigrad's result is int8",
     **{
         ("float_power_", "float32", args): "PyTorch refuses a float32 base (the result is "
