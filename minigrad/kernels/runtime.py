@@ -19,17 +19,17 @@ Each parallel kernel (``jit.kernel(..., parallel=True)``, its loop a ``prange``)
 serial twin compiled from the same function; ``kernel.for_size(size)`` asks
 ``parallel(size)`` which to run.
 
-Why 2^19 elements (524,288). NumPy's OpenBLAS workers spin for about 0.1 s after each
-matrix product (one 2-thread product of [512, 512], then a sleep: 97 ms of CPU burnt in
-the next 100 ms), so in a training step, where kernels sit between products, one core is
-never free; a 2-thread kernel started then shares a core with a spinning worker. A step
-of ``minigrad train``'s default model took 122 ms with its kernels on 2 OpenMP threads,
-22 ms on workqueue threads, and 12.6 ms with every kernel on the calling thread. That
-model's largest kernel inputs are 2^18 elements (GELU on [64, 16, 256]; its LayerNorms
-2^16), so the threshold sits above them: the default run is on the calling thread on any
-threading layer, with no clock. Every shape of ``benchmarks/bench_norms.py`` from
-[4096, 256] up (and the BatchNorm and GroupNorm cases, 2^19 each) still runs on every
-thread; [2048, 64] (2^17) now runs on one.
+Why 2^22 elements (4,194,304): measured (``benchmarks/bench_parallel_threshold.py``).
+In a program a kernel runs between matrix products, and NumPy's OpenBLAS workers spin
+for about 0.1 s after each product, so a 2-thread kernel started there waits for a core a
+spinning worker holds: right after three products of a GPT's size, GELU and LayerNorm
+took 4.6-5.0 ms on 2 OpenMP threads at every size from 2^17 to 2^20 elements against
+0.13-1.23 ms on the calling thread, and the two broke even only at 2^21-2^22 (2 cores,
+OpenMP layer). Alone, as in ``benchmarks/bench_norms.py``, 2 threads win from 2^17 on:
+the threshold gives that up below 2^22 for the programs users run. A GPT 4x128 training
+step (``benchmarks/bench_programs.py``; its largest kernel input, GELU on [1024, 512],
+is 2^19) took 184 ms with the former threshold, 2^19, and 91 ms with its kernels on the
+calling thread.
 
 BLAS threads are set through ``threadpoolctl`` (the ecosystem's way to reach OpenBLAS,
 MKL or BLIS), Numba's through ``numba.set_num_threads`` (Numba keeps the count per
@@ -68,8 +68,8 @@ __all__ = [
 ]
 
 #: Inputs with fewer elements than this run their kernel on the calling thread alone
-#: (the module docstring says why 2^19).
-PARALLEL_MIN_ELEMENTS = 1 << 19
+#: (the module docstring says why 2^22).
+PARALLEL_MIN_ELEMENTS = 1 << 22
 
 #: A matrix product with fewer multiply-adds than this runs on one BLAS thread (``matmul``).
 SMALL_PRODUCT_MACS = 1 << 23
