@@ -20,8 +20,9 @@ Design notes (float32; the measurements are in ``docs/benchmarks.md``):
 - With ``causal`` a row's keys j > i are not computed: they are written as zeros.
 - ``exp`` is a vectorizable float32 polynomial (below); Numba's ``math.exp`` is a scalar
   libm call (no SVML). Float64 uses ``math.exp``.
-- A row whose every key is masked (maximum ``-inf``) gets all-zero weights, so its
-  output is zero and no gradient flows through it (as PyTorch's SDPA does).
+- A row whose every key is masked (maximum ``-inf``) gets the caller's ``dead`` value:
+  attention passes 0, so the row's output is zero and no gradient flows through it (as
+  PyTorch's SDPA does); ``F.softmax`` passes NaN (0/0, as PyTorch's softmax gives).
 - The kernels are serial: they always run right after a matrix product, while
   OpenBLAS's idle workers spin on the other core. ``bias`` and ``keep`` are absent when
   empty; ``bias`` may have any strides (a broadcast mask has stride 0).
@@ -81,7 +82,7 @@ def _signatures(kind: str) -> list:
         rows = types.Array(dtype, 4, "C")
         if kind == "forward":
             bias = types.Array(dtype, 4, "A", readonly=True)
-            args = (rows, bias, rows, types.float64, types.boolean, rows)
+            args = (rows, bias, rows, types.float64, types.boolean, rows, types.float64)
         else:
             args = (rows, rows, rows, types.float64, types.boolean)
         sigs.append(types.void(*args))
@@ -93,14 +94,16 @@ _BWD = _signatures("backward")
 
 
 @kernel(_FWD, fastmath=FASTMATH, nogil=True, error_model="numpy", cache=True)
-def softmax_forward(x, bias, keep, scale, causal, pd):
+def softmax_forward(x, bias, keep, scale, causal, pd, dead):
     """``x`` [B1, B2, L, S] holds the raw scores ``q . k`` and is overwritten with the
-    weights ``p``; ``pd`` gets ``p * keep`` when ``keep`` is not empty."""
+    weights ``p``; ``pd`` gets ``p * keep`` when ``keep`` is not empty. A row whose every
+    key is masked gets ``dead`` everywhere (attention: 0; ``F.softmax``: NaN)."""
     heads, L, S = x.shape[1], x.shape[2], x.shape[3]
     has_bias, has_keep = bias.size > 0, keep.size > 0
     sc = x.dtype.type(scale)
     zero = x.dtype.type(0.0)
     ninf = x.dtype.type(-np.inf)
+    empty_row = x.dtype.type(dead)
     for blk in range(x.shape[0] * heads):
         n, h = blk // heads, blk % heads
         for i in range(L):
@@ -120,9 +123,9 @@ def softmax_forward(x, bias, keep, scale, causal, pd):
                     m = max(m, t)
             for j in range(jn, S):
                 row[j] = zero
-            if m == -np.inf:  # every key masked: zero weights, no gradient
+            if m == -np.inf:  # every key masked: no softmax
                 for j in range(jn):
-                    row[j] = zero
+                    row[j] = empty_row
             else:
                 total = zero
                 for j in range(jn):

@@ -196,3 +196,68 @@ def test_backward_with_a_broadcast_or_transposed_gradient(rng):
     g = rng.standard_normal((400, 300)).astype(np.float32)
     F.gelu(x).T.backward(mg.tensor(g))
     np.testing.assert_array_equal(x.grad.numpy(), g.T * expected)
+
+
+# --------------------------------------------------------- F.softmax's fused row kernel
+def _special_rows(dtype):
+    x = np.array(
+        [
+            [1.0, 2.0, 3.0, 4.0],
+            [-np.inf, -np.inf, -np.inf, -np.inf],  # every key masked: NaN, as 0/0
+            [0.0, -np.inf, 1.0, -np.inf],  # some masked: those get 0
+            [np.inf, 0.0, 1.0, 2.0],  # inf - inf: NaN
+            [np.nan, 0.0, 1.0, 2.0],
+            [5.0, 5.0, 5.0, 5.0],
+            [-1e4, 0.0, 1e4, 80.0],  # exp underflows to 0 for all but one
+        ]
+    )
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_softmax_matches_the_composite_on_special_rows(torch, dtype):
+    x = _special_rows(dtype)
+    g = np.arange(x.size, dtype=dtype).reshape(x.shape) / 10
+    tx = torch.tensor(x, requires_grad=True)
+    ty = torch.nn.functional.softmax(tx, dim=-1)
+    ty.backward(torch.tensor(g))
+    mx = mg.tensor(x, requires_grad=True)
+    my = F.softmax(mx, dim=-1)
+    assert type(my.grad_fn).__name__ == "RowSoftmax"  # the fused path ran
+    my.backward(mg.tensor(g))
+    tol = dict(rtol=1e-6, atol=1e-7) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(my.numpy(), ty.detach().numpy(), equal_nan=True, **tol)
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), equal_nan=True, **tol)
+    composite = mg.tensor(x).softmax(-1).numpy()
+    np.testing.assert_allclose(my.numpy(), composite, equal_nan=True, **tol)
+
+
+@pytest.mark.parametrize("dim", [-1, 2, 1, 0])
+def test_fused_softmax_agrees_with_tensor_softmax_in_any_layout(rng, dim):
+    x = rng.standard_normal((3, 4, 5)).astype(np.float32)
+    x[0, 1, :] = -np.inf
+    g = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    for source in (x, x.transpose(0, 2, 1)):  # contiguous, and a transposed view
+        a = mg.tensor(source, requires_grad=True)
+        b = mg.tensor(source, requires_grad=True)
+        ya, yb = F.softmax(a, dim=dim), b.softmax(dim)
+        gg = g if ya.shape == g.shape else g.transpose(0, 2, 1)
+        ya.backward(mg.tensor(gg))
+        yb.backward(mg.tensor(gg))
+        np.testing.assert_allclose(ya.numpy(), yb.numpy(), rtol=1e-6, atol=1e-7, equal_nan=True)
+        np.testing.assert_allclose(
+            a.grad.numpy(), b.grad.numpy(), rtol=1e-5, atol=1e-6, equal_nan=True
+        )
+
+
+def test_fused_softmax_backward_leaves_a_shared_gradient_alone(rng):
+    # Add's backward hands the same array to both inputs: the first softmax backward must
+    # not write over it before the second one reads it.
+    x1, x2 = (mg.tensor(rng.standard_normal((4, 6)), requires_grad=True) for _ in range(2))
+    g = rng.standard_normal((4, 6))
+    (F.softmax(x1, -1) + F.softmax(x2, -1)).backward(mg.tensor(g))
+    for x in (x1, x2):
+        e = np.exp(x.detach().numpy() - x.detach().numpy().max(-1, keepdims=True))
+        y = e / e.sum(-1, keepdims=True)
+        expected = y * (g - (g * y).sum(-1, keepdims=True))  # dx = y (dy - sum dy y)
+        np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-12, atol=1e-14)

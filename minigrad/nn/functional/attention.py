@@ -158,7 +158,7 @@ def _weights_arrays(q, k, bias, causal, scale, dropout_p, out_batch):
         b4.flags.writeable = False  # the kernel's signature takes a read-only bias
     k4 = empty if keep is None else _as_blocks(keep)
     pd4 = empty if keep is None else np.empty_like(x4)
-    _kernels().softmax_forward(x4, b4, k4, float(scale), bool(causal), pd4)
+    _kernels().softmax_forward(x4, b4, k4, float(scale), bool(causal), pd4, 0.0)
     return scores, (scores if keep is None else pd4.reshape(shape)), keep
 
 
