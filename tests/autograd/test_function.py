@@ -355,6 +355,7 @@ def _examples():
         F.gelu(c),
         F.gelu(c, approximate="tanh"),
         F.silu(c),
+        F.softmax(c, -1),
         F.layer_norm(c, (4,), _pos((4,), 8), _normal((4,), 9)),
         F.rms_norm(c, (4,), _pos((4,), 10)),
         F.group_norm(_normal((2, 4, 3), 11), 2, _pos((4,), 12), _normal((4,), 13)),
