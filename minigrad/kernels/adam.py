@@ -13,8 +13,7 @@ in place) and the scalars prepared by ``optim/adam.py`` (bias corrections includ
 The same operations in the same order as PyTorch's single-tensor Adam (``lerp_``,
 ``addcmul_``, ``addcdiv_``), each rounded in the parameter's dtype, so both agree to the
 last bit or nearly. NumPy needs ten passes and five temporaries for this; here every
-array is read once and written once (an AdamW step over the benchmark model's
-parameters: 1.6 ms in NumPy).
+array is read once and written once (``docs/benchmarks.md``).
 """
 
 import numpy as np

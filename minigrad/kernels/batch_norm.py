@@ -25,16 +25,15 @@ backward
     1. per chunk and channel: ``sum dy`` and ``sum dy (x - mean_c)``, in float64 with
        each term formed in float64: in float32, ``x - mean_c`` rounds the same way for
        every x of similar size (the same mean is subtracted all along the channel) and
-       those errors add up instead of cancelling (6e-6 relative error in dweight over
-       8192 rows, against 3e-7 in float64);
+       those errors add up instead of cancelling;
     2. one thread adds the chunks in order: dweight, dbias and the coefficients of
     3. ``dx = a_c dy + b_c (x - mean_c) + d_c`` (training), or ``dx = a_c dy`` (eval).
 
-Chunks are ``rows_per_chunk`` examples, a partition chosen from the shape only (never
-from the thread count). In the row layout the sums take four rows per update of the
-float64 accumulators (a third less time than one row at a time: fewer loads and stores
-of the sums). The fastmath and error-model choices are those of ``layer_norm.py``
-(see its notes); a variance that overflows gives NaN, as there.
+Chunks are ``rows_per_chunk`` examples (``layout.row_chunks``). In the row layout the
+sums take four rows per update of the float64 accumulators (fewer loads and stores of
+the sums). The fastmath and error-model choices are those of ``layer_norm.py``; a
+variance that overflows gives NaN, as there. The measurements are in
+``docs/benchmarks.md``.
 """
 
 import numba
@@ -227,9 +226,8 @@ def input_grad_positions(dy, x, mean, a, b, d, dx):
 @kernel([f"void({_P}, int64, int64, int64, float64[::1], float64[::1])"], **_SERIAL)
 def merge_stats(partial, rows_per_chunk, n, length, mean, var):
     """Forward step 2: chunk means and M2s (``partial[:, 0]``, ``partial[:, 1]``) -> the
-    batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.). The
-    loops run chunk by chunk along the channels: down the strided columns they missed
-    the cache on every term (50 us of a 500 us step at [4096, 256])."""
+    batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.), chunk
+    by chunk along the channels (down the strided columns misses the cache)."""
     chunks, channels = partial.shape[0], partial.shape[2]
     total = n * length
     for c in range(channels):

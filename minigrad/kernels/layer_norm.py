@@ -8,31 +8,21 @@ Backward, with xhat_ij = (x_ij - mean_i) rstd_i and g_ij = dy_ij w_j:
     dx_ij = rstd_i (g_ij - (1/n) sum_k g_ik - xhat_ij (1/n) sum_k g_ik xhat_ik)
     dw_j  = sum_i dy_ij xhat_ij        db_j = sum_i dy_ij
 
-Design notes (float32; the measurements are in ``docs/benchmarks.md``):
+Design notes (float32; the measurements are in ``docs/benchmarks.md``; the fastmath,
+chunk and serial-twin conventions are those of ``kernels/__init__.py``):
 - Rows are independent: the forward runs ``prange`` over rows. A row stays in L1/L2
   between its two passes (the statistics, then the output).
 - Statistics: one pass sums ``d = x - x_i0`` and ``d*d`` in float64 (shifted by the row's
   first value), then ``mean = x_i0 + mean(d)``, ``var = mean(d^2) - mean(d)^2``. No
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
-  cancellation loses at most a factor ``n`` of float64's precision: far below float32's
-  (1e4 + N(0, 1) gets the right variance; the same bits as two passes on the benchmark
-  shapes, faster). A row whose sum of squares n (mean^2 + var) is beyond
-  x's dtype (float32: |x| around 1e19 and above, e.g. rows near 1e30) gives NaN, as the
-  reference and composite implementations (their float32 sums overflow) and PyTorch's
-  float32 LayerNorm near 1e30 do; the float64 sums would have the answer, but the three
-  implementations agree.
-  ``eps=0`` on a constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
-  ZeroDivisionError).
-- ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
-  and does not vectorize it; NaN / inf semantics are kept.
-- dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
-  (``layout.row_chunks``), each chunk sums into its own float64 row of ``partial``
-  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``), and
-  ``layout.add_chunks`` adds the rows in order: bit-identical on any thread count.
+  cancellation loses at most a factor ``n`` of float64's precision: far below float32's.
+  A row whose sum of squares overflows x's dtype gives NaN, as the reference (see
+  ``nn/norms/common.standardize``); so does ``eps=0`` on a constant row
+  (``error_model="numpy"``: 1/0 is inf, not ZeroDivisionError).
+- dweight / dbias: each chunk of rows sums into its own float64 row of ``partial``
+  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``).
 - Rows of ``WIDE_ROWS`` values or more take the backward four rows at a time
   (``_wide_rows``): their block sums do not fit in L1.
-- Each kernel is a ``prange`` over rows (or chunks) with a serial twin compiled from the
-  same function (``jit.kernel``); ``runtime.parallel`` picks one by the input's size.
 """
 
 import math
