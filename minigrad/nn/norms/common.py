@@ -10,17 +10,8 @@ Every norm standardizes ``x`` over some axes, then applies an affine map::
 ``standardize`` and ``standardize_backward`` use only operations that NumPy arrays and
 minigrad Tensors both have, so the same lines serve the reference implementation (on
 arrays), the composite one (on Tensors: autograd records every step) and the backward
-of a backward (``create_graph=True``). A row whose sum of squares overflows its dtype
-(float32 rows near 1e30) gives NaN in all three implementations, as in PyTorch, never
-plausible zeros.
-
-The implementation is chosen per call (``impl=``) or for a block::
-
-    with nn.norm_impl("reference"):
-        y = layer(x)                                  # every norm in the block
-    y = F.layer_norm(x, (8,), impl="composite")      # one call (a minigrad extension)
-
-The choice is process-wide, like the grad mode; the innermost ``norm_impl`` wins.
+of a backward (``create_graph=True``). The implementation is chosen per call
+(``impl=``) or for a block (``norm_impl``: process-wide, the innermost one wins).
 """
 
 from __future__ import annotations

@@ -5,10 +5,9 @@ and the public ``layer_norm``.
     mean = mean(x)        xmu = x - mean        var = mean(xmu^2)      (over the last dims)
     rstd = (var + eps)^-1/2        xhat = xmu * rstd        y = xhat * weight + bias
 
-The three implementations (``impl=``) run the same lines: ``"reference"`` runs
-``layer_norm_forward`` / ``layer_norm_backward`` on arrays, ``"composite"`` runs
-``layer_norm_forward`` on Tensors (autograd derives the backward), ``"fused"`` runs the
-Numba kernels of ``minigrad/kernels/layer_norm.py`` (same signatures).
+The three implementations (``impl=``, ``docs/normalization.md``) run the same lines:
+``"reference"`` and ``"composite"`` run them on arrays and on Tensors; ``"fused"`` runs
+the Numba kernels of ``minigrad/kernels/layer_norm.py`` (same signatures).
 """
 
 from __future__ import annotations
