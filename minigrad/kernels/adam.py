@@ -18,13 +18,12 @@ array is read once and written once (``docs/benchmarks.md``).
 
 import numpy as np
 
-from .jit import kernel
+from .jit import both_floats, kernel
 
-_SIGS = [
-    f"void({t}[::1], {t}[::1], {t}[::1], {t}[::1], {t}[::1], float64, float64, float64, "
-    "float64, float64, float64, float64, float64)"
-    for t in ("float32", "float64")
-]
+_SIGS = both_floats(
+    "void(T[::1], T[::1], T[::1], T[::1], T[::1], float64, float64, float64, float64, float64, "
+    "float64, float64, float64)"
+)
 
 
 @kernel(_SIGS, nogil=True, error_model="numpy", cache=True)

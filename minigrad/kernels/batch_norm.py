@@ -39,7 +39,7 @@ variance that overflows gives NaN, as there. The measurements are in
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
+from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
@@ -48,16 +48,11 @@ _SERIAL = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
 _BIG = np.finfo(np.float64).max
 
 
-def _sigs(template: str) -> list:
-    """The signatures of ``template`` with ``T`` as float32, then float64."""
-    return [template.replace("T", t) for t in ("float32", "float64")]
-
-
 _P = "float64[:, :, ::1]"  # the chunk sums
 
 
 # ----------------------------------------------------------------------- [N, C] layout
-@kernel(_sigs(f"void(T[:, ::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, ::1], int64, {_P})"), **_JIT)
 def stats_rows(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C]: chunk k's mean and M2 (sum of squared deviations
     from that mean) per channel into ``partial[k, 0]`` and ``partial[k, 1]``
@@ -96,7 +91,7 @@ def stats_rows(x, rows_per_chunk, partial):
             s1[c] = shift[c] + mean_d  # the mean
 
 
-@kernel(_sigs("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
+@kernel(both_floats("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
 def output_rows(x, mean_x, scale, shift, y):
     """Forward step 3: ``y = (x - mean_c) scale_c + shift_c`` for ``x`` [N, C]."""
     n, channels = x.shape
@@ -105,7 +100,7 @@ def output_rows(x, mean_x, scale, shift, y):
             y[i, c] = (x[i, c] - mean_x[c]) * scale[c] + shift[c]
 
 
-@kernel(_sigs(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_rows(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C]: chunk k's ``sum dy`` and ``sum dy (x - mean_c)`` per
     channel into ``partial[k, 0]`` and ``partial[k, 1]`` (float64 terms)."""
@@ -137,7 +132,9 @@ def sums_rows(dy, x, mean, rows_per_chunk, partial):
                 s_dy_xmu[c] += dy[i, c] * (x[i, c] - np.float64(mean[c]))
 
 
-@kernel(_sigs("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
+@kernel(
+    both_floats("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT
+)
 def input_grad_rows(dy, x, mean, a, b, d, dx):
     """Backward step 3: ``dx = a_c dy + b_c (x - mean_c) + d_c`` for [N, C]."""
     n, channels = x.shape
@@ -147,7 +144,7 @@ def input_grad_rows(dy, x, mean, a, b, d, dx):
 
 
 # -------------------------------------------------------------------- [N, C, L] layout
-@kernel(_sigs(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
 def stats_positions(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows`` (shifted by the chunk's
     first value of the channel)."""
@@ -172,7 +169,7 @@ def stats_positions(x, rows_per_chunk, partial):
         partial[k, 1, c] = max(s2 - count * mean_d * mean_d, 0.0)
 
 
-@kernel(_sigs("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
+@kernel(both_floats("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
 def output_positions(x, mean_x, scale, shift, y):
     """Forward step 3 for [N, C, L]; as ``output_rows``."""
     n, channels, length = x.shape
@@ -186,7 +183,7 @@ def output_positions(x, mean_x, scale, shift, y):
             y[i, c, p] = (x[i, c, p] - m) * a + b
 
 
-@kernel(_sigs(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_positions(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C, L]; as ``sums_rows``."""
     n, channels, length = x.shape
@@ -206,7 +203,8 @@ def sums_positions(dy, x, mean, rows_per_chunk, partial):
 
 
 @kernel(
-    _sigs("void(T[:, :, ::1], T[:, :, ::1], T[::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT
+    both_floats("void(T[:, :, ::1], T[:, :, ::1], T[::1], T[::1], T[::1], T[::1], T[:, :, ::1])"),
+    **_JIT,
 )
 def input_grad_positions(dy, x, mean, a, b, d, dx):
     """Backward step 3 for [N, C, L]; as ``input_grad_rows``."""
@@ -249,7 +247,7 @@ def merge_stats(partial, rows_per_chunk, n, length, mean, var):
 
 
 @kernel(
-    _sigs(
+    both_floats(
         "void(float64[::1], float64[::1], T[::1], T[::1], float64, float64[::1], "
         "T[::1], T[::1], T[::1])"
     ),
@@ -268,7 +266,7 @@ def affine(mean, var, weight, bias, eps, rstd, mean_x, scale, shift):
 
 
 @kernel(
-    _sigs(
+    both_floats(
         f"void({_P}, T[::1], T[::1], int64, boolean, float64[::1], float64[::1], "
         "T[::1], T[::1], T[::1])"
     ),

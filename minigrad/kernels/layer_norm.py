@@ -30,20 +30,16 @@ import math
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
+from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_FORWARD = [
-    f"void({t}[:, ::1], {t}[::1], {t}[::1], float64, {t}[:, ::1], {t}[::1], {t}[::1])"
-    for t in ("float32", "float64")
-]
-_BACKWARD = [
-    f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], {t}[::1], int64, boolean, "
-    f"{t}[:, ::1], float64[:, :, ::1])"
-    for t in ("float32", "float64")
-]
+_FORWARD = both_floats("void(T[:, ::1], T[::1], T[::1], float64, T[:, ::1], T[::1], T[::1])")
+_BACKWARD = both_floats(
+    "void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], int64, boolean, T[:, ::1], "
+    "float64[:, :, ::1])"
+)
 BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see below)
 WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.kernels.jit import kernel
+from minigrad.kernels.jit import both_floats, kernel
 
 __all__ = ["add_chunks", "contiguous", "row_chunks", "vector"]
 
@@ -31,11 +31,7 @@ def row_chunks(rows: int, row_size: int, width: int) -> tuple[int, int]:
     return per, max(1, -(-rows // per))
 
 
-@kernel(
-    [f"void(float64[:, :, ::1], {t}[:, ::1])" for t in ("float32", "float64")],
-    cache=True,
-    nogil=True,
-)
+@kernel(both_floats("void(float64[:, :, ::1], T[:, ::1])"), cache=True, nogil=True)
 def add_chunks(partial, out):
     """``out[q] = sum_k partial[k, q]`` (``partial`` [chunks, sums, n]), chunk 0 first,
     in float64, chunk by chunk along its rows (down a column misses the cache)."""

@@ -17,20 +17,16 @@ import math
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
+from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
 BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see _backward_chunk)
-_FORWARD = [
-    f"void({t}[:, ::1], {t}[::1], float64, {t}[:, ::1], {t}[::1])" for t in ("float32", "float64")
-]
-_BACKWARD = [
-    f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], int64, boolean, {t}[:, ::1], "
-    f"float64[:, :, ::1])"
-    for t in ("float32", "float64")
-]
+_FORWARD = both_floats("void(T[:, ::1], T[::1], float64, T[:, ::1], T[::1])")
+_BACKWARD = both_floats(
+    "void(T[:, ::1], T[:, ::1], T[::1], T[::1], int64, boolean, T[:, ::1], float64[:, :, ::1])"
+)
 
 
 @numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
