@@ -56,21 +56,14 @@ def __getattr__(name: str):
 
 __all__ = [
     "Function",
-    "GradcheckError",
-    "GradcheckResult",
-    "GradcheckWarning",
-    "GraphCheckResult",
-    "gradcheck_module",
     "backward",
     "enable_grad",
     "grad",
-    "gradcheck",
-    "gradcheck_graph",
-    "gradgradcheck",
     "graph_recording",
     "is_grad_enabled",
     "is_multithreading_enabled",
     "set_multithreading_enabled",
     "no_grad",
     "set_grad_enabled",
+    *_GRADCHECK_NAMES,
 ]

@@ -264,17 +264,12 @@ def _accumulate_tensor(leaf, g) -> None:
 
 
 def _retain(node, grad, create_graph: bool) -> None:
-    """Store the gradient of a non-leaf tensor that called ``retain_grad()``: a copy,
-    since the same array goes on through the node's backward."""
+    """Accumulate the gradient of a non-leaf tensor that called ``retain_grad()`` into
+    its ``.grad``, as a leaf's (the first one a copy: the same array goes on through the
+    node's backward)."""
     t = node._retained()
-    if t is None:
-        return
-    if create_graph:
-        t._grad = grad.clone() if t._grad is None else t._grad + grad
-    elif t._grad is None:
-        t._grad = _wrap_grad(grad.copy())
-    else:
-        t._grad = _wrap_grad(t._grad._data + grad)
+    if t is not None:
+        (_accumulate_tensor if create_graph else _accumulate_array)(t, grad)
 
 
 def mark_retained(tensor) -> None:
