@@ -22,7 +22,7 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import both_floats, kernel
-from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
@@ -112,7 +112,7 @@ def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
 def group_norm_backward(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
     dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...); ``layout.add_chunks``)."""
+    [k * rows_per_chunk, ...))."""
     for k in numba.prange(partial.shape[0]):
         _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
 
@@ -144,7 +144,5 @@ def backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
         contiguous(mean, dt).reshape(rows), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
         partial,
     )  # fmt: skip
-    sums = np.empty((2, c), dt)
-    add_chunks(partial, sums)
-    dweight, dbias = sums
+    dweight, dbias = partial.sum(0).astype(dt)  # the chunks in order, in float64
     return dx.reshape(x.shape) if need_dx else None, None if weight is None else dweight, dbias

@@ -31,7 +31,7 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import both_floats, kernel
-from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
@@ -185,7 +185,7 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
 def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``); chunk k sums the dweight and dbias terms
     of rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
-    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64; ``layout.add_chunks``)."""
+    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64)."""
     for k in numba.prange(partial.shape[0]):
         _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
 
@@ -221,9 +221,7 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
         vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
         contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
     )  # fmt: skip
-    sums = np.empty((2, n), dt)
-    add_chunks(partial, sums)
-    dweight, dbias = sums
+    dweight, dbias = partial.sum(0).astype(dt)  # the chunks in order, in float64
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),

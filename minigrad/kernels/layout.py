@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.kernels.jit import both_floats, kernel
-
-__all__ = ["add_chunks", "contiguous", "row_chunks", "vector"]
+__all__ = ["contiguous", "row_chunks", "vector"]
 
 #: The sums over rows are cut into at most this many chunks of rows.
 MAX_CHUNKS = 32
@@ -29,20 +27,6 @@ def row_chunks(rows: int, row_size: int, width: int) -> tuple[int, int]:
     most = min(MAX_CHUNKS, max(MIN_CHUNKS, MAX_SUM_VALUES // max(1, width)))
     per = max(1, -(-rows // most), -(-MIN_CHUNK_ELEMENTS // max(1, row_size)))
     return per, max(1, -(-rows // per))
-
-
-@kernel(both_floats("void(float64[:, :, ::1], T[:, ::1])"), cache=True, nogil=True)
-def add_chunks(partial, out):
-    """``out[q] = sum_k partial[k, q]`` (``partial`` [chunks, sums, n]), chunk 0 first,
-    in float64, chunk by chunk along its rows (down a column misses the cache)."""
-    total = np.zeros(partial.shape[1:])
-    for k in range(partial.shape[0]):
-        for q in range(partial.shape[1]):
-            for j in range(partial.shape[2]):
-                total[q, j] += partial[k, q, j]
-    for q in range(partial.shape[1]):
-        for j in range(partial.shape[2]):
-            out[q, j] = total[q, j]
 
 
 def contiguous(a, dtype):

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import both_floats, kernel
-from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
@@ -82,7 +82,7 @@ def rms_norm_forward(x, weight, eps, y, rstd):
 @kernel(_BACKWARD, parallel=True, **_JIT)
 def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``) and chunk k's sum of the dweight terms
-    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64; ``layout.add_chunks``)."""
+    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64)."""
     for k in numba.prange(partial.shape[0]):
         _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
 
@@ -107,12 +107,12 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     dt = x.dtype
     per, chunks = row_chunks(rows, n, n)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
-    partial, dweight = np.empty((chunks, 1, n)), np.empty((1, n), dt)
+    partial = np.empty((chunks, 1, n))
     rms_norm_backward.for_size(x.size)(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
     )  # fmt: skip
-    add_chunks(partial, dweight)
+    dweight = partial[:, 0].sum(0).astype(dt)  # the chunks in order, in float64
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),
