@@ -16,7 +16,7 @@ of a backward (``create_graph=True``). The implementation is chosen per call
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import importlib
 import math
 from collections.abc import Sequence
@@ -243,7 +243,7 @@ def resolve_impl(impl: str | None) -> str:
     return _state.impl if impl is None else _check_impl(impl)
 
 
-class norm_impl:
+class norm_impl(contextlib.ContextDecorator):
     """Choose the implementation of every norm inside a ``with`` block (or a decorated
     function): ``"fused"`` (Numba kernels, the default), ``"reference"`` (NumPy forward
     and closed-form backward) or ``"composite"`` (minigrad primitives, autograd derives
@@ -267,14 +267,6 @@ class norm_impl:
     def __exit__(self, *exc):
         _state.impl = self._previous.pop()
         return False
-
-    def __call__(self, func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self:
-                return func(*args, **kwargs)
-
-        return wrapper
 
 
 # ---------------------------------------------------------------------- argument checks
