@@ -33,8 +33,7 @@ import numpy as np
 from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import contiguous, row_chunks, vector
 
-FASTMATH = {"reassoc", "contract"}
-_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
 _FORWARD = both_floats("void(T[:, ::1], T[::1], T[::1], float64, T[:, ::1], T[::1], T[::1])")
 _BACKWARD = both_floats(
     "void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], int64, boolean, T[:, ::1], "

@@ -20,8 +20,7 @@ import numpy as np
 from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import contiguous, row_chunks, vector
 
-FASTMATH = {"reassoc", "contract"}
-_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
+_JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
 BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see _backward_chunk)
 _FORWARD = both_floats("void(T[:, ::1], T[::1], float64, T[:, ::1], T[::1])")
 _BACKWARD = both_floats(
