@@ -46,6 +46,7 @@ from minigrad.autograd.grad_mode import _state
 from minigrad.autograd.hooks import run_grad_hooks, run_post_accumulate_hooks
 
 _ndarray = np.ndarray
+_wrap_grad = _function._wrap  # an array as a Tensor outside any graph
 
 
 def _check_grad(node, index: int, grad, shape, dtype):
@@ -239,10 +240,6 @@ def run_backward(
 def _add_to(table: dict, key, g) -> None:
     old = table.get(key)
     table[key] = g if old is None else old + g
-
-
-def _wrap_grad(array):
-    return _function._wrap(array)
 
 
 def _accumulate_array(leaf, g) -> None:
