@@ -38,6 +38,8 @@ _LAZY = {
     "variable": ("minigrad.autograd.variable", None),
     "Variable": ("minigrad.autograd.variable", "Variable"),
     "inference_mode": ("minigrad.compat", "inference_mode"),
+    # By its module name: the attribute minigrad.gradcheck is the function.
+    **{name: ("minigrad.gradcheck", name) for name in _GRADCHECK_NAMES},
 }
 
 
@@ -46,9 +48,6 @@ def __getattr__(name: str):
         module, attribute = _LAZY[name]
         loaded = importlib.import_module(module)
         return loaded if attribute is None else getattr(loaded, attribute)
-    if name in _GRADCHECK_NAMES:
-        # By its module name: the attribute minigrad.gradcheck is the function.
-        return getattr(importlib.import_module("minigrad.gradcheck"), name)
     from minigrad.unsupported import error
 
     raise error("autograd", name)
