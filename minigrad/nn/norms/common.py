@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import math
+import types
 from collections.abc import Sequence
 
 import numpy as np
@@ -217,11 +218,7 @@ def channel_shape(x) -> tuple:
 IMPLEMENTATIONS = ("fused", "reference", "composite")
 
 
-class _State:
-    impl = "fused"
-
-
-_state = _State()
+_state = types.SimpleNamespace(impl="fused")  # the current choice (process-wide)
 
 
 def _check_impl(name) -> str:
