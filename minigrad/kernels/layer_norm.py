@@ -43,47 +43,6 @@ BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see b
 WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
 
 
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
-    """Row i: its mean and rstd, then its output."""
-    n = x.shape[1]
-    shift = np.float64(x[i, 0]) if n else 0.0
-    sum_d = 0.0
-    sum_d2 = 0.0
-    for j in range(n):
-        d = x[i, j] - shift
-        sum_d += d
-        sum_d2 += d * d
-    mean_d = sum_d / n
-    var = max(sum_d2 / n - mean_d * mean_d, 0.0)
-    mean[i] = shift + mean_d
-    squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
-    finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
-    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
-    m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
-    r = rstd[i]
-    for j in range(n):
-        y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sums of dweight and dbias in the chunk's
-    float64 rows of ``partial``: rows of ``WIDE_ROWS`` values or more four at a time
-    (``_wide_rows``), other rows one at a time (``_rows``)."""
-    rows, n = x.shape
-    dw = partial[k, 0]
-    db = partial[k, 1]
-    dw[:] = 0.0
-    db[:] = 0.0
-    lo = k * rows_per_chunk
-    hi = min(rows, lo + rows_per_chunk)
-    if n >= WIDE_ROWS:
-        _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
-    else:
-        _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
-
-
 @numba.njit(inline="always", **_JIT)
 def _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
     """Rows ``lo .. hi - 1``, one at a time: their dx, their terms added to ``dw``, ``db``.
@@ -177,7 +136,24 @@ def _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
 def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
     """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
-        _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
+        n = x.shape[1]
+        shift = np.float64(x[i, 0]) if n else 0.0
+        sum_d = 0.0
+        sum_d2 = 0.0
+        for j in range(n):
+            d = x[i, j] - shift
+            sum_d += d
+            sum_d2 += d * d
+        mean_d = sum_d / n
+        var = max(sum_d2 / n - mean_d * mean_d, 0.0)
+        mean[i] = shift + mean_d
+        squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
+        finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
+        rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
+        m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
+        r = rstd[i]
+        for j in range(n):
+            y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
 
 
 @kernel(_BACKWARD, parallel=True, **_JIT)
@@ -186,7 +162,17 @@ def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, 
     of rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
     ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64)."""
     for k in numba.prange(partial.shape[0]):
-        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        rows, n = x.shape
+        dw = partial[k, 0]
+        db = partial[k, 1]
+        dw[:] = 0.0
+        db[:] = 0.0
+        lo = k * rows_per_chunk
+        hi = min(rows, lo + rows_per_chunk)
+        if n >= WIDE_ROWS:
+            _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
+        else:
+            _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
 
 
 # ------------------------------------------------------------------- the Python wrappers

@@ -21,69 +21,57 @@ from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 _JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
-BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see _backward_chunk)
+BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see rms_norm_backward)
 _FORWARD = both_floats("void(T[:, ::1], T[::1], float64, T[:, ::1], T[::1])")
 _BACKWARD = both_floats(
     "void(T[:, ::1], T[:, ::1], T[::1], T[::1], int64, boolean, T[:, ::1], float64[:, :, ::1])"
 )
 
 
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _normalize_row(x, weight, eps, y, rstd, i):
-    """Row i: its rstd, then its output."""
-    n = x.shape[1]
-    sum_sq = 0.0
-    for j in range(n):
-        sum_sq += x[i, j] * np.float64(x[i, j])
-    rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
-    r = rstd[i]  # in x's dtype
-    for j in range(n):
-        y[i, j] = x[i, j] * r * weight[j]
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sum of dweight: one pass forms the row's
-    sum (only dx needs it) and adds its dweight terms, a second writes dx; the terms are
-    added in x's dtype over blocks of ``BLOCK_ROWS`` rows and the blocks into float64 (as
-    ``layer_norm._backward_chunk``)."""
-    rows, n = x.shape
-    dw = partial[k, 0]
-    dw[:] = 0.0
-    block_w = np.zeros(n, x.dtype)
-    lo = k * rows_per_chunk
-    hi = min(rows, lo + rows_per_chunk)
-    for i in range(lo, hi):
-        r = rstd[i]
-        sum_g_xhat = 0.0
-        for j in range(n):
-            xhat = x[i, j] * r
-            block_w[j] += dy[i, j] * xhat
-            sum_g_xhat += dy[i, j] * weight[j] * xhat
-        if need_dx:
-            c2 = x.dtype.type(sum_g_xhat / n)
-            for j in range(n):
-                xhat = x[i, j] * r
-                dx[i, j] = r * (dy[i, j] * weight[j] - xhat * c2)
-        if (i - lo) % BLOCK_ROWS == BLOCK_ROWS - 1 or i == hi - 1:
-            for j in range(n):
-                dw[j] += block_w[j]
-                block_w[j] = 0.0
-
-
 @kernel(_FORWARD, parallel=True, **_JIT)
 def rms_norm_forward(x, weight, eps, y, rstd):
     """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
-        _normalize_row(x, weight, eps, y, rstd, i)
+        n = x.shape[1]
+        sum_sq = 0.0
+        for j in range(n):
+            sum_sq += x[i, j] * np.float64(x[i, j])
+        rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
+        r = rstd[i]  # in x's dtype
+        for j in range(n):
+            y[i, j] = x[i, j] * r * weight[j]
 
 
 @kernel(_BACKWARD, parallel=True, **_JIT)
 def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``) and chunk k's sum of the dweight terms
-    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64)."""
+    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64). One pass forms a row's
+    sum (only dx needs it) and adds its dweight terms, a second writes dx; the terms are
+    added in x's dtype over blocks of ``BLOCK_ROWS`` rows and the blocks into float64 (as
+    ``layer_norm._rows``)."""
     for k in numba.prange(partial.shape[0]):
-        _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        rows, n = x.shape
+        dw = partial[k, 0]
+        dw[:] = 0.0
+        block_w = np.zeros(n, x.dtype)
+        lo = k * rows_per_chunk
+        hi = min(rows, lo + rows_per_chunk)
+        for i in range(lo, hi):
+            r = rstd[i]
+            sum_g_xhat = 0.0
+            for j in range(n):
+                xhat = x[i, j] * r
+                block_w[j] += dy[i, j] * xhat
+                sum_g_xhat += dy[i, j] * weight[j] * xhat
+            if need_dx:
+                c2 = x.dtype.type(sum_g_xhat / n)
+                for j in range(n):
+                    xhat = x[i, j] * r
+                    dx[i, j] = r * (dy[i, j] * weight[j] - xhat * c2)
+            if (i - lo) % BLOCK_ROWS == BLOCK_ROWS - 1 or i == hi - 1:
+                for j in range(n):
+                    dw[j] += block_w[j]
+                    block_w[j] = 0.0
 
 
 # ------------------------------------------------------------------- the Python wrappers
