@@ -162,8 +162,10 @@ class NormFunction(Function):
         return cls.reference_forward(x, *params, option, eps)[0]
 
     def statistics(self, x: Tensor, mean, rstd) -> tuple:
-        """``(mean, rstd)`` as Tensors that depend on ``x`` (recomputed from it)."""
-        raise NotImplementedError
+        """``(mean, rstd)`` as Tensors that depend on ``x`` (recomputed from it by the
+        reference forward)."""
+        params = (None, None) if self.has_bias else (None,)
+        return self.reference_forward(x, *params, self.option, self.eps)[1:3]
 
     @staticmethod
     def forward(ctx, x, weight, bias, option, eps, fused):

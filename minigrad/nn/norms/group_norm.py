@@ -67,10 +67,6 @@ class GroupNormFunction(NormFunction):
     reference_backward = staticmethod(group_norm_backward)
     per_channel = True
 
-    def statistics(self, x, mean, rstd):
-        mean, _, _, rstd = standardize(_grouped(x, self.option), (2,), self.eps)
-        return mean, rstd
-
 
 def group_norm(
     input: Tensor,  # noqa: A002

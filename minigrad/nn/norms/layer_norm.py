@@ -57,11 +57,6 @@ class LayerNormFunction(NormFunction):
     reference_forward = staticmethod(layer_norm_forward)
     reference_backward = staticmethod(layer_norm_backward)
 
-    def statistics(self, x, mean, rstd):
-        axes = tuple(range(x.ndim - self.option, x.ndim))
-        mean, _, _, rstd = standardize(x, axes, self.eps)
-        return mean, rstd
-
 
 def layer_norm(
     input: Tensor,  # noqa: A002  (PyTorch's argument name)

@@ -31,15 +31,10 @@ from minigrad.tensor import Tensor
 __all__ = ["RMSNormFunction", "rms_norm", "rms_norm_backward", "rms_norm_forward"]
 
 
-def _rstd(x, axes: tuple, eps: float):
-    """``rstd = (mean(x^2) + eps)^-1/2`` (an array or a Tensor)."""
-    return rsqrt(mean_over(x * x, axes) + eps)
-
-
 def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
     """``(y, None, rstd)`` over the last ``normalized_ndim`` axes (there is no mean)."""
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
-    rstd = _rstd(x, axes, eps)
+    rstd = rsqrt(mean_over(x * x, axes) + eps)
     return affine(x * rstd, weight, None), None, rstd
 
 
@@ -71,9 +66,6 @@ class RMSNormFunction(NormFunction):
     reference_forward = staticmethod(rms_norm_forward)
     reference_backward = staticmethod(rms_norm_backward)
     has_bias = False
-
-    def statistics(self, x, mean, rstd):
-        return None, _rstd(x, tuple(range(x.ndim - self.option, x.ndim)), self.eps)
 
 
 def rms_norm(
