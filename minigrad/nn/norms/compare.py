@@ -138,7 +138,7 @@ def compare_implementations(
         True
     """
     names = _argument_names(fn, args)
-    diff = [(i, names[i]) for i, a in enumerate(args) if _needs_grad(a)]
+    diff = [(i, names[i]) for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
     if not diff:
         raise ValueError("compare_implementations: no argument is a Tensor that requires grad")
     total = sum(args[i]._data.size for i, _ in diff)
@@ -182,10 +182,6 @@ def compare_implementations(
         report.tables[quantity] = rows
         report.shapes[quantity] = results["reference"][k].shape
     return report
-
-
-def _needs_grad(a) -> bool:
-    return isinstance(a, Tensor) and a.requires_grad
 
 
 def _zeros_if_none(g, like: Tensor) -> np.ndarray:
