@@ -41,9 +41,7 @@ def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
                     "of the loss with respect to it (gradient=... / grad_outputs=...), or "
                     "reduce it to a scalar first (e.g. .sum())."
                 )
-            one = np.empty(out._data.shape, dtype=out._data.dtype)
-            one.fill(1)  # np.ones, without its Python wrapper (this runs every backward)
-            g = Tensor._make(one, False, None)
+            g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype), False, None)
         else:
             g = as_tensor(g)
             if g._data.shape != out._data.shape:

@@ -4,14 +4,11 @@ The graph is made of nodes (``Function`` instances, the ``grad_fn`` of non-leaf
 tensors). ``node.next_functions[i]`` is where the gradient for the node's i-th input
 goes: another node, a leaf tensor (whose ``.grad`` accumulates it), or ``None``.
 
-The pass has two phases, both iterative (no recursion, so a 100,000-node chain is fine):
-
-1. **Count dependencies.** From the roots, visit every reachable node once and count
-   how many edges point at it: the number of gradients it must receive.
-2. **Run backwards (Kahn's algorithm).** A node is *ready* when all its gradients have
-   arrived (its count reaches zero). Take a ready node, call its backward with the
-   summed incoming gradient, hand each returned gradient to the matching next node
-   (summing into that node's buffer) or accumulate it into the leaf's ``.grad``.
+Two iterative phases (no recursion, so a 100,000-node chain is fine; told step by step
+in ``docs/autograd.md``, "The backward pass"): count how many edges point at each
+reachable node, then run Kahn's algorithm: a node whose gradients have all arrived
+(its count reaches zero) runs its backward with their sum and hands each returned
+gradient on, into the next node's buffer or to a leaf.
 
 **Two kinds of pass.** Without ``create_graph`` nothing will differentiate the
 gradients, so they flow as plain NumPy arrays: a node whose Function defines
@@ -24,14 +21,9 @@ the one place that makes this choice.
 **A leaf's first gradient** becomes its ``.grad`` as a copy: the array that arrives may
 be shared (by two edges, with the caller's ``gradient=``, or a read-only broadcast view),
 and an in-place update of one ``.grad`` must never change anything else. Later
-gradients are added into it in place.
-
-**Hooks** (``t.register_hook``, ``minigrad/autograd/hooks.py``) see a tensor's whole
-gradient: a non-leaf's when its node is ready, before its backward; a leaf's before it
-is accumulated (post-accumulate hooks after).
-
-Unless ``retain_graph`` is set, each node frees its saved tensors right after its
-backward ran (``Function._release``).
+gradients are added into it in place. Hooks: ``minigrad/autograd/hooks.py``. Unless
+``retain_graph`` is set, each node frees its saved tensors right after its backward ran
+(``Function._release``).
 """
 
 from __future__ import annotations
@@ -46,6 +38,7 @@ from minigrad.autograd.grad_mode import _state
 from minigrad.autograd.hooks import run_grad_hooks, run_post_accumulate_hooks
 
 _ndarray = np.ndarray
+_wrap_grad = _function._wrap  # an array as a Tensor outside any graph
 
 
 def _check_grad(node, index: int, grad, shape, dtype):
@@ -241,10 +234,6 @@ def _add_to(table: dict, key, g) -> None:
     table[key] = g if old is None else old + g
 
 
-def _wrap_grad(array):
-    return _function._wrap(array)
-
-
 def _accumulate_array(leaf, g) -> None:
     """``leaf.grad += g`` for an array ``g``, never writing into memory someone else
     holds: the first gradient is copied, later ones are added into that copy."""
@@ -264,17 +253,12 @@ def _accumulate_tensor(leaf, g) -> None:
 
 
 def _retain(node, grad, create_graph: bool) -> None:
-    """Store the gradient of a non-leaf tensor that called ``retain_grad()``: a copy,
-    since the same array goes on through the node's backward."""
+    """Accumulate the gradient of a non-leaf tensor that called ``retain_grad()`` into
+    its ``.grad``, as a leaf's (the first one a copy: the same array goes on through the
+    node's backward)."""
     t = node._retained()
-    if t is None:
-        return
-    if create_graph:
-        t._grad = grad.clone() if t._grad is None else t._grad + grad
-    elif t._grad is None:
-        t._grad = _wrap_grad(grad.copy())
-    else:
-        t._grad = _wrap_grad(t._grad._data + grad)
+    if t is not None:
+        (_accumulate_tensor if create_graph else _accumulate_array)(t, grad)
 
 
 def mark_retained(tensor) -> None:

@@ -285,14 +285,7 @@ def _wrap(result):
         if type(result) in _TENSOR_TYPES:
             return result
         result = np.asarray(result)  # NumPy reductions return scalars, not 0-d arrays
-    t = _new(Tensor)
-    t._data = result
-    t._counter = None
-    t._view = None
-    t._grad = None
-    t._requires_grad = False
-    t._grad_fn = None
-    return t
+    return Tensor._make(result, False, None)
 
 
 # Bound at import time of minigrad.tensor (which imports this module first).

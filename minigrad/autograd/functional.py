@@ -83,6 +83,15 @@ def _grads(outputs: tuple, inputs: tuple, seeds: tuple, create_graph: bool, stri
     return tuple(result)
 
 
+def _scalar_gradient(name: str, out, xs: tuple, strict: bool) -> tuple:
+    """The gradient of a one-element ``out`` with respect to ``xs``, itself recorded."""
+    if not isinstance(out, Tensor) or out.numel() != 1:
+        raise RuntimeError(
+            f"The function given to {name} should return a single Tensor with a single element"
+        )
+    return _grads((out,), xs, (Tensor(np.ones(out.shape, dtype=out.dtype)),), True, strict)
+
+
 def _finish(tensors, create_graph: bool):
     if isinstance(tensors, Tensor):
         return tensors if create_graph else tensors.detach()
@@ -193,12 +202,7 @@ def hessian(
     xs, single_in = _as_tuple(inputs)
 
     def gradient(*ys):
-        out = func(*ys)
-        if not isinstance(out, Tensor) or out.numel() != 1:
-            raise RuntimeError(
-                "The function given to hessian should return a single Tensor with a single element"
-            )
-        g = _grads((out,), ys, (Tensor(np.ones(out.shape, dtype=out.dtype)),), True, strict)
+        g = _scalar_gradient("hessian", func(*ys), ys, strict)
         return g[0] if single_in else g
 
     return jacobian(gradient, xs[0] if single_in else xs, create_graph, strict)
@@ -209,11 +213,7 @@ def vhp(func: Callable, inputs, v=None, create_graph: bool = False, strict: bool
     xs, single = _as_tuple(inputs)
     xs = _prepare(xs, create_graph)
     out = func(*xs)
-    if not isinstance(out, Tensor) or out.numel() != 1:
-        raise RuntimeError(
-            "The function given to vhp or hvp should return a single Tensor with a single element"
-        )
-    grads = _grads((out,), xs, (Tensor(np.ones(out.shape, dtype=out.dtype)),), True, strict)
+    grads = _scalar_gradient("vhp or hvp", out, xs, strict)
     result = _grads(grads, xs, _seeds(xs, v, "vhp"), create_graph, strict)
     return _finish(out, create_graph), _finish(result[0] if single else result, create_graph)
 

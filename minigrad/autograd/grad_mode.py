@@ -87,12 +87,8 @@ class set_grad_enabled(_GradMode):
         self._prev = _state.enabled
         _state.enabled = self._mode
 
-    def __enter__(self):
+    def __enter__(self):  # the mode is already set; __exit__ restores the previous one
         return self
-
-    def __exit__(self, *exc):
-        _state.enabled = self._prev
-        return False
 
     def __call__(self, func):
         # As a decorator (``@mg.set_grad_enabled(False)``) it sets the mode only while

@@ -30,22 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str
+from minigrad._format import shape_str, torch_dtype_name
 from minigrad.autograd import function, views
 from minigrad.autograd.function import Function, _wrap
 from minigrad.autograd.grad_mode import _state, no_grad
 
-_TORCH_NAMES = {
-    "bool": "Bool",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-}
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integers < floats
 
 
@@ -172,8 +161,8 @@ def _fit(t, what: str, value, cast: bool):
     src, dst = value._data.dtype, t._data.dtype
     if not cast and _KIND_ORDER.get(src.kind, 3) > _KIND_ORDER.get(dst.kind, 3):
         raise RuntimeError(
-            f"result type {_torch_name(src)} can't be cast to the desired output type "
-            f"{_torch_name(dst)} ({what})"
+            f"result type {torch_dtype_name(src)} can't be cast to the desired output type "
+            f"{torch_dtype_name(dst)} ({what})"
         )
     if value._data.shape != t._data.shape:
         try:
@@ -189,7 +178,3 @@ def _fit(t, what: str, value, cast: bool):
     if src != dst:
         value = value.to(dst)
     return value
-
-
-def _torch_name(dtype: np.dtype) -> str:
-    return _TORCH_NAMES.get(dtype.name, dtype.name)

@@ -43,11 +43,6 @@ class _Recording(threading.local):
 _recording = _Recording()
 
 
-def is_recording() -> bool:
-    """True inside ``graph_recording()`` (in this thread)."""
-    return _recording.active
-
-
 @contextlib.contextmanager
 def graph_recording(module=None):
     """Record each node's arguments and module path (see the module docstring).

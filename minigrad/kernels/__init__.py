@@ -16,8 +16,8 @@ Conventions (after numbagg):
   semantics are kept (no ``nnan``/``ninf``).
 - Never ``out[j] += ...`` across ``prange`` iterations (it races): a sum over rows is cut
   into chunks fixed by the shape (``layout.row_chunks``), each chunk sums into its own
-  float64 row, and ``layout.add_chunks`` adds the rows in order: bit-identical on every
-  run and any thread count.
+  float64 row, and NumPy adds the rows in order (``partial.sum(0)``): bit-identical on
+  every run and any thread count.
 - Numba's cache does not notice edits to a jitted helper imported from another module,
   so each kernel module keeps its jitted helpers to itself; the one exception is
   ``fast_exp.py`` (the vectorizable exp of the activation and attention kernels, see

@@ -26,62 +26,36 @@ These calls cannot be vectorised.
 
 float32 (``gelu32``, ``gelu_tanh32``, ``silu32``): the same functions from arithmetic
 alone, in float32 lanes, so that LLVM vectorises the loop 8 wide (AVX2): about 5x the
-speed of the libm forms, for about 3 ulps of accuracy (the measurements are in
-``docs/benchmarks.md``, "Kernel measurements").
+speed of the libm forms, for about 3 ulps of accuracy (the measurements of speed and
+accuracy are in ``docs/benchmarks.md``, "Kernel measurements").
 
 Building blocks, each a plain float32 computation:
-  * ``_reduce`` + ``_exp_poly``: exp(t) for -174 < t <= 0 as ``p * s1 * s2``:
-    t = k ln2 + r, |r| <= ln2 / 2 (Cody-Waite with fused multiply-adds: r is exact to
-    2^-26), p = exp(r) from a degree-6 polynomial (minimax for relative error, float32
-    coefficients rounded one at a time, the rest refitted: 0.05 ulp; degree 5 would be
-    1.5 ulp), and 2^k = s1 * s2, each factor built from its exponent bits, so a result
-    down to 2^-149 (float32 subnormals) comes out of the last product rounded once, and
-    nothing overflows the exponent field. No table, no branch: it vectorises.
+  * exp(t) for -174 < t <= 0 as ``p * s1 * s2``: p = exp(r) and the reduction
+    t = k ln2 + r from ``fast_exp.py``, and 2^k = s1 * s2, each factor built from its
+    exponent bits, so a result down to 2^-149 (float32 subnormals) comes out of the last
+    product rounded once, and nothing overflows the exponent field.
   * ``_mills(a)`` = Phi(-a) / phi(a) (Mills' ratio) for 0 <= a <= 15, as
     D(a) / (a D(a) + N(a)) with N, D of degrees 4 and 5, all coefficients positive (so
     Horner's rule suffers no cancellation), fitted for relative error (iterated weighted
-    least squares with Lawson's minimax weights): 7e-10 before rounding the coefficients
-    to float32, 0.5 ulp after. For large a, m ~ D / (a D) = 1/a: D's rounding errors
-    cancel. Evaluated in float32: 2.0 ulp (relative error 1.8e-7); an erfcx(a / sqrt 2)
-    fit P / Q of the same degrees measured 3.3e-7, which became 6.6 ulp in GELU.
+    least squares with Lawson's minimax weights). For large a, m ~ D / (a D) = 1/a: D's
+    rounding errors cancel.
   * GELU: Phi(-|x|) = phi(x) m(|x|) needs no ``1 + erf`` (which loses all accuracy below
     x = -4), and x Phi(x) = x - |x| Phi(-|x|) for x >= 0. The 1 / sqrt(2 pi) of phi is
     folded into the exp polynomial. x^2 is split exactly into ``sq + sq_lo`` with an
-    FMA: exp(-x^2 / 2) turns an error in x^2 into a relative error x^2 / 2 times larger
-    (40 ulp at x = 12 otherwise). Beyond |x| = 15 the tail is below 1e-50, and |x| is
-    clamped there, so huge or infinite x give x (or -0) and a derivative of 1 (or -0),
-    never inf * 0.
+    FMA: exp(-x^2 / 2) turns an error in x^2 into a relative error x^2 / 2 times larger.
+    Beyond |x| = 15 the tail is below 1e-50, and |x| is clamped there, so huge or
+    infinite x give x (or -0) and a derivative of 1 (or -0), never inf * 0.
   * SiLU and GELU(tanh): sigmoid(z) = 1 / (1 + e) or e / (1 + e) with e = exp(-|z|), and
     1 - sigmoid(z) the other one, so neither cancels. GELU(tanh)'s argument 2u grows
     like x^3: an error of 1 ulp in it would become |2u| ulps in exp(-|2u|) (up to 80),
-    so 2u and the exp's range reduction are computed in float64 (these few float64
-    operations make it 1.2 ns per element slower than SiLU).
+    so 2u and the exp's range reduction are computed in float64.
 
-Measured accuracy, in ulps of the exact value rounded to float32, against float64
-references from ``math.erfc`` / ``numpy.exp``, on 24 million inputs (uniform on
-[-16, 16], N(0, 9), random bit patterns: every finite magnitude):
-
-                y: max   mean   exact    dy/dx: max  mean   exact   near dy/dx = 0
-    gelu32       3.9 ulp 0.35   75%            4.3   0.28   82%     abs err < 9e-8
-    silu32       3.5     0.44   63%            5.7   0.59   56%     abs err < 4e-8
-    gelu_tanh32  3.6     0.31   74%            6.5   0.40   69%     abs err < 6e-8
-
-"Near dy/dx = 0" is within 0.5 of where the derivative crosses zero (x = -0.752 for
-both GELUs, -1.278 for SiLU): there it is a difference of two terms of about 0.25 and no
-float32 formula has a small relative error; the ulp figures are for the other inputs.
-Subnormal results (|y| < 1.2e-38: x < -13.2 for GELU) are within 2.3e-45 (two units of
-the smallest subnormal). No finite input gives NaN; NaN in gives NaN out. (PyTorch's own
-float32 GELU computes 1 + erf(x / sqrt 2): 4% off at x = -5, 0 from x = -6 on.)
-
-``error_model="numpy"`` removes Python's zero-division checks, which would otherwise
-stop vectorisation. ``fastmath={"contract"}`` lets LLVM fuse a * b + c into FMAs. Not
-used: ``nnan`` / ``ninf`` (NaN in must give NaN out), ``reassoc`` (it may reorder the
-products with 2^k that keep subnormal results right), ``arcp`` / ``afn`` (no effect).
-
-Each kernel's loop is a ``prange`` (``parallel=True``), with a serial twin compiled from
-the same function (``jit.kernel``): ``run`` calls the one ``runtime.parallel`` chooses
-from the array's size. The signatures are explicit (float32 kernels for float32, libm
-ones for float64); each is compiled, or loaded from Numba's disk cache, on its first call.
+No finite input gives NaN; NaN in gives NaN out. ``error_model="numpy"`` removes
+Python's zero-division checks, which would otherwise stop vectorisation.
+``fastmath={"contract"}`` lets LLVM fuse a * b + c into FMAs. Not used: ``nnan`` /
+``ninf`` (NaN in must give NaN out), ``reassoc`` (it may reorder the products with 2^k
+that keep subnormal results right), ``arcp`` / ``afn`` (no effect). The signatures are
+explicit (float32 kernels for float32, libm ones for float64).
 """
 
 from __future__ import annotations
@@ -343,9 +317,3 @@ def mul(a, b, out):
     product runs on one)."""
     for i in nb.prange(a.size):
         out[i] = a[i] * b[i]
-
-
-def run(kernel, *arrays) -> None:
-    """``kernel(*arrays)`` over flat arrays: in parallel, or its serial twin, as
-    ``runtime.parallel`` decides from their size."""
-    kernel.for_size(arrays[0].size)(*arrays)

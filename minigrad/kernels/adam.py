@@ -13,19 +13,17 @@ in place) and the scalars prepared by ``optim/adam.py`` (bias corrections includ
 The same operations in the same order as PyTorch's single-tensor Adam (``lerp_``,
 ``addcmul_``, ``addcdiv_``), each rounded in the parameter's dtype, so both agree to the
 last bit or nearly. NumPy needs ten passes and five temporaries for this; here every
-array is read once and written once (an AdamW step over the benchmark model's
-parameters: 1.6 ms in NumPy).
+array is read once and written once (``docs/benchmarks.md``).
 """
 
 import numpy as np
 
-from .jit import kernel
+from .jit import both_floats, kernel
 
-_SIGS = [
-    f"void({t}[::1], {t}[::1], {t}[::1], {t}[::1], {t}[::1], float64, float64, float64, "
-    "float64, float64, float64, float64, float64)"
-    for t in ("float32", "float64")
-]
+_SIGS = both_floats(
+    "void(T[::1], T[::1], T[::1], T[::1], T[::1], float64, float64, float64, float64, float64, "
+    "float64, float64, float64)"
+)
 
 
 @kernel(_SIGS, nogil=True, error_model="numpy", cache=True)

@@ -42,7 +42,7 @@ FASTMATH = {"reassoc", "contract"}  # the row sums use SIMD lanes; NaN / inf kep
 
 #: A causal row's loops run to a multiple of this many keys (the keys past the diagonal
 #: inside it are masked): loops of a varying short length otherwise end in a scalar
-#: remainder, which made the causal backward 2.7x slower than the dense one.
+#: remainder (``docs/benchmarks.md``).
 _VEC = 16
 
 

@@ -17,7 +17,7 @@ forward
     1. (training) per chunk of examples and channel: the chunk's mean and sum of
        squared deviations from it, from one pass over the chunk shifted by its first
        value (as ``layer_norm.py``);
-    2. one thread merges the chunks in order with Chan's formula
+    2. one thread (NumPy) merges the chunks in order with Chan's formula
        ``M2 = sum_k M2_k + n_k (mean_k - mean)^2`` (accurate when the data sit on a
        large offset; bit-identical run to run) and forms per-channel ``scale = w rstd``;
     3. ``y = (x - mean_c) scale_c + b_c``.
@@ -25,40 +25,32 @@ backward
     1. per chunk and channel: ``sum dy`` and ``sum dy (x - mean_c)``, in float64 with
        each term formed in float64: in float32, ``x - mean_c`` rounds the same way for
        every x of similar size (the same mean is subtracted all along the channel) and
-       those errors add up instead of cancelling (6e-6 relative error in dweight over
-       8192 rows, against 3e-7 in float64);
-    2. one thread adds the chunks in order: dweight, dbias and the coefficients of
+       those errors add up instead of cancelling;
+    2. one thread (NumPy) adds the chunks in order: dweight, dbias and the coefficients of
     3. ``dx = a_c dy + b_c (x - mean_c) + d_c`` (training), or ``dx = a_c dy`` (eval).
 
-Chunks are ``rows_per_chunk`` examples, a partition chosen from the shape only (never
-from the thread count). In the row layout the sums take four rows per update of the
-float64 accumulators (a third less time than one row at a time: fewer loads and stores
-of the sums). The fastmath and error-model choices are those of ``layer_norm.py``
-(see its notes); a variance that overflows gives NaN, as there.
+Chunks are ``rows_per_chunk`` examples (``layout.row_chunks``). In the row layout the
+sums take four rows per update of the float64 accumulators (fewer loads and stores of
+the sums). The fastmath and error-model choices are those of ``layer_norm.py``; a
+variance that overflows gives NaN, as there. The measurements are in
+``docs/benchmarks.md``.
 """
 
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
+from minigrad.kernels.jit import both_floats, kernel
 from minigrad.kernels.layout import contiguous, row_chunks, vector
 
 FASTMATH = {"reassoc", "contract"}
 _JIT = dict(parallel=True, fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_SERIAL = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_BIG = np.finfo(np.float64).max
-
-
-def _sigs(template: str) -> list:
-    """The signatures of ``template`` with ``T`` as float32, then float64."""
-    return [template.replace("T", t) for t in ("float32", "float64")]
 
 
 _P = "float64[:, :, ::1]"  # the chunk sums
 
 
 # ----------------------------------------------------------------------- [N, C] layout
-@kernel(_sigs(f"void(T[:, ::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, ::1], int64, {_P})"), **_JIT)
 def stats_rows(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C]: chunk k's mean and M2 (sum of squared deviations
     from that mean) per channel into ``partial[k, 0]`` and ``partial[k, 1]``
@@ -97,7 +89,7 @@ def stats_rows(x, rows_per_chunk, partial):
             s1[c] = shift[c] + mean_d  # the mean
 
 
-@kernel(_sigs("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
+@kernel(both_floats("void(T[:, ::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
 def output_rows(x, mean_x, scale, shift, y):
     """Forward step 3: ``y = (x - mean_c) scale_c + shift_c`` for ``x`` [N, C]."""
     n, channels = x.shape
@@ -106,7 +98,7 @@ def output_rows(x, mean_x, scale, shift, y):
             y[i, c] = (x[i, c] - mean_x[c]) * scale[c] + shift[c]
 
 
-@kernel(_sigs(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, ::1], T[:, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_rows(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C]: chunk k's ``sum dy`` and ``sum dy (x - mean_c)`` per
     channel into ``partial[k, 0]`` and ``partial[k, 1]`` (float64 terms)."""
@@ -138,7 +130,9 @@ def sums_rows(dy, x, mean, rows_per_chunk, partial):
                 s_dy_xmu[c] += dy[i, c] * (x[i, c] - np.float64(mean[c]))
 
 
-@kernel(_sigs("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT)
+@kernel(
+    both_floats("void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], T[::1], T[:, ::1])"), **_JIT
+)
 def input_grad_rows(dy, x, mean, a, b, d, dx):
     """Backward step 3: ``dx = a_c dy + b_c (x - mean_c) + d_c`` for [N, C]."""
     n, channels = x.shape
@@ -148,7 +142,7 @@ def input_grad_rows(dy, x, mean, a, b, d, dx):
 
 
 # -------------------------------------------------------------------- [N, C, L] layout
-@kernel(_sigs(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, :, ::1], int64, {_P})"), **_JIT)
 def stats_positions(x, rows_per_chunk, partial):
     """Forward step 1 for ``x`` [N, C, L]; as ``stats_rows`` (shifted by the chunk's
     first value of the channel)."""
@@ -173,7 +167,7 @@ def stats_positions(x, rows_per_chunk, partial):
         partial[k, 1, c] = max(s2 - count * mean_d * mean_d, 0.0)
 
 
-@kernel(_sigs("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
+@kernel(both_floats("void(T[:, :, ::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT)
 def output_positions(x, mean_x, scale, shift, y):
     """Forward step 3 for [N, C, L]; as ``output_rows``."""
     n, channels, length = x.shape
@@ -187,7 +181,7 @@ def output_positions(x, mean_x, scale, shift, y):
             y[i, c, p] = (x[i, c, p] - m) * a + b
 
 
-@kernel(_sigs(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
+@kernel(both_floats(f"void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, {_P})"), **_JIT)
 def sums_positions(dy, x, mean, rows_per_chunk, partial):
     """Backward step 1 for [N, C, L]; as ``sums_rows``."""
     n, channels, length = x.shape
@@ -207,7 +201,8 @@ def sums_positions(dy, x, mean, rows_per_chunk, partial):
 
 
 @kernel(
-    _sigs("void(T[:, :, ::1], T[:, :, ::1], T[::1], T[::1], T[::1], T[::1], T[:, :, ::1])"), **_JIT
+    both_floats("void(T[:, :, ::1], T[:, :, ::1], T[::1], T[::1], T[::1], T[::1], T[:, :, ::1])"),
+    **_JIT,
 )
 def input_grad_positions(dy, x, mean, a, b, d, dx):
     """Backward step 3 for [N, C, L]; as ``input_grad_rows``."""
@@ -223,85 +218,28 @@ def input_grad_positions(dy, x, mean, a, b, d, dx):
             dx[i, c, p] = ac * dy[i, c, p] + bc * (x[i, c, p] - m) + dc
 
 
-# ----------------------------------------------------------- one-thread steps, shared
-@kernel([f"void({_P}, int64, int64, int64, float64[::1], float64[::1])"], **_SERIAL)
-def merge_stats(partial, rows_per_chunk, n, length, mean, var):
+# ------------------------------------------------- one-thread steps, shared (NumPy)
+def merge_stats(partial, rows_per_chunk: int, n: int, length: int) -> tuple:
     """Forward step 2: chunk means and M2s (``partial[:, 0]``, ``partial[:, 1]``) -> the
-    batch's ``mean`` and biased ``var``, adding the chunks in order (Chan et al.). The
-    loops run chunk by chunk along the channels: down the strided columns they missed
-    the cache on every term (50 us of a 500 us step at [4096, 256])."""
-    chunks, channels = partial.shape[0], partial.shape[2]
-    total = n * length
-    for c in range(channels):
-        mean[c] = 0.0
-        var[c] = 0.0
-    for k in range(chunks):
-        count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
-        for c in range(channels):
-            mean[c] += count * partial[k, 0, c]
-    for c in range(channels):
-        mean[c] /= total
-    for k in range(chunks):
-        count = (min(n, (k + 1) * rows_per_chunk) - k * rows_per_chunk) * length
-        for c in range(channels):
-            dev = partial[k, 0, c] - mean[c]
-            var[c] += partial[k, 1, c] + count * dev * dev
-    for c in range(channels):
-        var[c] /= total
+    batch's ``mean`` and biased ``var`` ([C], float64), adding the chunks in order (Chan
+    et al.)."""
+    starts = np.arange(partial.shape[0]) * rows_per_chunk
+    counts = ((np.minimum(n, starts + rows_per_chunk) - starts) * length)[:, None]
+    mean = (counts * partial[:, 0]).sum(0) / (n * length)
+    dev = partial[:, 0] - mean
+    return mean, (partial[:, 1] + counts * dev * dev).sum(0) / (n * length)
 
 
-@kernel(
-    _sigs(
-        "void(float64[::1], float64[::1], T[::1], T[::1], float64, float64[::1], "
-        "T[::1], T[::1], T[::1])"
-    ),
-    **_SERIAL,
-)
-def affine(mean, var, weight, bias, eps, rstd, mean_x, scale, shift):
-    """Forward step 2, continued: ``rstd = 1 / sqrt(var + eps)`` (float64), and the
-    output's per-channel ``mean_x``, ``scale = w rstd`` and ``shift = b`` in the input's
-    dtype."""
-    for c in range(mean.shape[0]):
-        r = 1.0 / np.sqrt(var[c] + eps) if var[c] <= _BIG else np.nan
-        rstd[c] = r
-        mean_x[c] = mean[c]
-        scale[c] = r * weight[c]
-        shift[c] = bias[c]
-
-
-@kernel(
-    _sigs(
-        f"void({_P}, T[::1], T[::1], int64, boolean, float64[::1], float64[::1], "
-        "T[::1], T[::1], T[::1])"
-    ),
-    **_SERIAL,
-)
-def input_coefficients(partial, weight, rstd, count, training, dweight, dbias, a, b, d):
+def input_coefficients(partial, weight, rstd, count: int, training: bool) -> tuple:
     """Backward step 2: add the chunks' ``sum dy`` and ``sum dy (x - mean)`` in order;
-    write dweight and dbias, and a, b, d of ``dx = a dy + b (x - mean) + d`` (``count``
-    values per channel). In training dx = w r (dy - sum(dy)/m - xhat sum(dy xhat)/m),
-    xhat = (x - mean) r."""
-    chunks, channels = partial.shape[0], partial.shape[2]
-    sums_dy = np.zeros(channels)
-    sums_dy_xmu = np.zeros(channels)
-    for k in range(chunks):  # chunk by chunk, as merge_stats
-        for c in range(channels):
-            sums_dy[c] += partial[k, 0, c]
-            sums_dy_xmu[c] += partial[k, 1, c]
-    for c in range(channels):
-        sum_dy = sums_dy[c]
-        sum_dy_xmu = sums_dy_xmu[c]
-        r = np.float64(rstd[c])
-        w = np.float64(weight[c])
-        dweight[c] = sum_dy_xmu * r
-        dbias[c] = sum_dy
-        a[c] = w * r
-        if training:
-            b[c] = -w * r * r * r * sum_dy_xmu / count
-            d[c] = -w * r * sum_dy / count
-        else:
-            b[c] = 0.0
-            d[c] = 0.0
+    ``(dweight, dbias, a, b, d)`` with a, b, d of ``dx = a dy + b (x - mean) + d``
+    (``count`` values per channel; float64). In training
+    dx = w r (dy - sum(dy)/m - xhat sum(dy xhat)/m), xhat = (x - mean) r."""
+    sum_dy, sum_dy_xmu = partial.sum(0)
+    w, r = weight.astype(np.float64), rstd.astype(np.float64)
+    b = -w * r * r * r * sum_dy_xmu / count if training else np.zeros_like(w)
+    d = -w * r * sum_dy / count if training else np.zeros_like(w)
+    return sum_dy_xmu * r, sum_dy, w * r, b, d
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -335,17 +273,15 @@ def forward(x, weight, bias, running_mean, running_var, training: bool, eps: flo
         per, chunks = row_chunks(n, x.size // max(1, n), c)
         partial = np.empty((chunks, 2, c))
         stats(xv, per, partial)
-        mean, var = np.empty(c), np.empty(c)
-        merge_stats(partial, per, n, xv.size // (n * c), mean, var)
+        mean, var = merge_stats(partial, per, n, xv.size // (n * c))
     else:
         mean = np.array(running_mean, dtype=np.float64).reshape(c)
         var = np.array(running_var, dtype=np.float64).reshape(c)
-    rstd = np.empty(c)
-    mean_x, scale, shift = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)
-    affine(mean, var, vector(weight, c, dt, 1.0), vector(bias, c, dt, 0.0), eps, rstd, mean_x,
-           scale, shift)  # fmt: skip
+    with np.errstate(divide="ignore", invalid="ignore"):  # NaN where var overflowed
+        rstd = np.where(var <= np.finfo(np.float64).max, 1.0 / np.sqrt(var + eps), np.nan)
+    scale = (rstd * vector(weight, c, dt, 1.0)).astype(dt)
     y = np.empty(xv.shape, dt)
-    output(xv, mean_x, scale, shift, y)  # step 3: the output
+    output(xv, mean.astype(dt), scale, vector(bias, c, dt, 0.0), y)  # step 3: the output
     keep = (1, c) + (1,) * (x.ndim - 2)
     return y.reshape(x.shape), mean.astype(dt).reshape(keep), rstd.astype(dt).reshape(keep), var
 
@@ -361,15 +297,13 @@ def backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool = True):
     mean_c = contiguous(mean, dt).reshape(c)
     partial = np.empty((chunks, 2, c))
     sums(dyv, xv, mean_c, per, partial)  # step 1: chunk sums
-    dweight, dbias = np.empty(c), np.empty(c)
-    a, b, d = np.empty(c, dt), np.empty(c, dt), np.empty(c, dt)
-    input_coefficients(  # step 2: the sums added in order
+    dweight, dbias, *abd = input_coefficients(  # step 2: the sums added in order
         partial, vector(weight, c, dt, 1.0), contiguous(rstd, dt).reshape(c), xv.size // c,
-        training, dweight, dbias, a, b, d,
+        training,
     )  # fmt: skip
     dx = None
     if need_dx:  # step 3: dx
         dx = np.empty(xv.shape, dt)
-        input_grad(dyv, xv, mean_c, a, b, d, dx)
+        input_grad(dyv, xv, mean_c, *[v.astype(dt) for v in abd], dx)
         dx = dx.reshape(x.shape)
     return dx, None if weight is None else dweight.astype(dt), dbias.astype(dt)

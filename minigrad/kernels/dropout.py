@@ -17,7 +17,7 @@ vectorizes and is a single pass that writes the float mask (``docs/benchmarks.md
 import numba
 import numpy as np
 
-from .jit import kernel
+from .jit import both_floats, kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -25,7 +25,7 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _S30, _S27, _S31, _S48 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(48)
 _ONE = np.uint64(1)
 
-_SIGS = [f"void(uint64, uint64, float64, {t}[::1])" for t in ("float32", "float64")]
+_SIGS = both_floats("void(uint64, uint64, float64, T[::1])")
 
 
 @kernel(_SIGS, parallel=True, nogil=True, error_model="numpy", cache=True)

@@ -7,12 +7,9 @@ would race if split between threads.
 
 from __future__ import annotations
 
-from .jit import kernel
+from .jit import both_floats, kernel
 
-_SIGS = [
-    "void(int64[::1], float32[:, ::1], float32[:, ::1])",
-    "void(int64[::1], float64[:, ::1], float64[:, ::1])",
-]
+_SIGS = both_floats("void(int64[::1], T[:, ::1], T[:, ::1])")
 
 
 @kernel(_SIGS, cache=True)

@@ -2,8 +2,7 @@
 activation and attention kernels: a fused multiply-add, 2^k from exponent bits, a
 Cody-Waite reduction ``t = k ln2 + r`` and a degree-6 polynomial for exp(r) on
 |r| <= ln2 / 2 (max error 0.05 ulp): ``exp(t) = exp_poly(r) * 2^k``. Numba's own
-``math.exp`` on float32 does not vectorize; these do (measured: GELU 5x faster per
-element, see activation.py).
+``math.exp`` on float32 does not vectorize; these do (``docs/benchmarks.md``).
 
 Only public APIs: Numba's ``numba.extending.intrinsic`` and llvmlite's IR builder
 (``llvmlite.ir``: ``Module.declare_intrinsic``, bit casts).

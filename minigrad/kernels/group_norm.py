@@ -21,102 +21,87 @@ sums (weighted by w_ch) and that chunk's share of dweight and dbias.
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
-from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
+from minigrad.kernels.jit import both_floats, kernel
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
-FASTMATH = {"reassoc", "contract"}
-_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_FORWARD = [
-    f"void({t}[:, :, ::1], {t}[::1], {t}[::1], int64, float64, {t}[:, :, ::1], {t}[::1], {t}[::1])"
-    for t in ("float32", "float64")
-]
-_BACKWARD = [
-    f"void({t}[:, :, ::1], {t}[:, :, ::1], {t}[::1], int64, {t}[::1], {t}[::1], int64, "
-    f"boolean, {t}[:, :, ::1], float64[:, :, ::1])"
-    for t in ("float32", "float64")
-]
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i):
-    """Row i (one group of one example): its mean and rstd, then its output."""
-    _, cg, s = x.shape
-    n = cg * s
-    flat = x[i].reshape(n)
-    shift = np.float64(flat[0]) if n else 0.0  # one shifted pass, as layer_norm.py
-    sum_d = 0.0
-    sum_d2 = 0.0
-    for j in range(n):
-        d = flat[j] - shift
-        sum_d += d
-        sum_d2 += d * d
-    mean_d = sum_d / n
-    var = max(sum_d2 / n - mean_d * mean_d, 0.0)
-    mean[i] = shift + mean_d
-    finite = np.isfinite(x.dtype.type(n * ((shift + mean_d) ** 2 + var)))  # as layer_norm
-    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
-    m = mean[i]  # read back in x's dtype
-    r = rstd[i]
-    first = (i % groups) * cg
-    for c in range(cg):
-        scale = r * weight[first + c]
-        shift = bias[first + c]
-        for p in range(s):
-            y[i, c, p] = (x[i, c, p] - m) * scale + shift
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sums of dweight and dbias per channel."""
-    rows, cg, s = x.shape
-    n = cg * s
-    channels = partial.shape[2]
-    dw = partial[k, 0]
-    db = partial[k, 1]
-    for c in range(channels):
-        dw[c] = 0.0
-        db[c] = 0.0
-    for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
-        m = mean[i]
-        r = rstd[i]
-        first = (i % groups) * cg
-        sum_g = 0.0
-        sum_g_xhat = 0.0
-        for c in range(cg):
-            sum_dy = 0.0
-            sum_dy_xhat = 0.0
-            for p in range(s):
-                sum_dy += dy[i, c, p]
-                sum_dy_xhat += dy[i, c, p] * (x[i, c, p] - m) * r
-            w = weight[first + c]
-            sum_g += w * sum_dy
-            sum_g_xhat += w * sum_dy_xhat
-            dw[first + c] += sum_dy_xhat
-            db[first + c] += sum_dy
-        if need_dx:
-            c1 = x.dtype.type(sum_g / n)
-            c2 = x.dtype.type(sum_g_xhat / n)
-            for c in range(cg):
-                w = weight[first + c]
-                for p in range(s):
-                    xhat = (x[i, c, p] - m) * r
-                    dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
+_JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
+_FORWARD = both_floats(
+    "void(T[:, :, ::1], T[::1], T[::1], int64, float64, T[:, :, ::1], T[::1], T[::1])"
+)
+_BACKWARD = both_floats(
+    "void(T[:, :, ::1], T[:, :, ::1], T[::1], int64, T[::1], T[::1], int64, boolean, "
+    "T[:, :, ::1], float64[:, :, ::1])"
+)
 
 
 @kernel(_FORWARD, parallel=True, **_JIT)
 def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
     """Write ``y`` ([rows, cg, s]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
-        _normalize_row(x, weight, bias, groups, eps, y, mean, rstd, i)
+        _, cg, s = x.shape
+        n = cg * s
+        flat = x[i].reshape(n)
+        shift = np.float64(flat[0]) if n else 0.0  # one shifted pass, as layer_norm.py
+        sum_d = 0.0
+        sum_d2 = 0.0
+        for j in range(n):
+            d = flat[j] - shift
+            sum_d += d
+            sum_d2 += d * d
+        mean_d = sum_d / n
+        var = max(sum_d2 / n - mean_d * mean_d, 0.0)
+        mean[i] = shift + mean_d
+        finite = np.isfinite(x.dtype.type(n * ((shift + mean_d) ** 2 + var)))  # as layer_norm
+        rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
+        m = mean[i]  # read back in x's dtype
+        r = rstd[i]
+        first = (i % groups) * cg
+        for c in range(cg):
+            scale = r * weight[first + c]
+            shift = bias[first + c]
+            for p in range(s):
+                y[i, c, p] = (x[i, c, p] - m) * scale + shift
 
 
 @kernel(_BACKWARD, parallel=True, **_JIT)
 def group_norm_backward(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, cg, s], if ``need_dx``) and the chunk sums of dweight and
     dbias into ``partial`` ([chunks, 2, C], float64; chunk k covers rows
-    [k * rows_per_chunk, ...); ``layout.add_chunks``)."""
+    [k * rows_per_chunk, ...))."""
     for k in numba.prange(partial.shape[0]):
-        _backward_chunk(dy, x, weight, groups, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        rows, cg, s = x.shape
+        n = cg * s
+        channels = partial.shape[2]
+        dw = partial[k, 0]
+        db = partial[k, 1]
+        for c in range(channels):
+            dw[c] = 0.0
+            db[c] = 0.0
+        for i in range(k * rows_per_chunk, min(rows, (k + 1) * rows_per_chunk)):
+            m = mean[i]
+            r = rstd[i]
+            first = (i % groups) * cg
+            sum_g = 0.0
+            sum_g_xhat = 0.0
+            for c in range(cg):
+                sum_dy = 0.0
+                sum_dy_xhat = 0.0
+                for p in range(s):
+                    sum_dy += dy[i, c, p]
+                    sum_dy_xhat += dy[i, c, p] * (x[i, c, p] - m) * r
+                w = weight[first + c]
+                sum_g += w * sum_dy
+                sum_g_xhat += w * sum_dy_xhat
+                dw[first + c] += sum_dy_xhat
+                db[first + c] += sum_dy
+            if need_dx:
+                c1 = x.dtype.type(sum_g / n)
+                c2 = x.dtype.type(sum_g_xhat / n)
+                for c in range(cg):
+                    w = weight[first + c]
+                    for p in range(s):
+                        xhat = (x[i, c, p] - m) * r
+                        dx[i, c, p] = r * (dy[i, c, p] * w - c1 - xhat * c2)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -146,7 +131,5 @@ def backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
         contiguous(mean, dt).reshape(rows), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
         partial,
     )  # fmt: skip
-    sums = np.empty((2, c), dt)
-    add_chunks(partial, sums)
-    dweight, dbias = sums
+    dweight, dbias = partial.sum(0).astype(dt)  # the chunks in order, in float64
     return dx.reshape(x.shape) if need_dx else None, None if weight is None else dweight, dbias

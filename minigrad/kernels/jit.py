@@ -26,7 +26,7 @@ import numba
 
 from minigrad.kernels import runtime
 
-__all__ = ["Kernel", "kernel"]
+__all__ = ["Kernel", "both_floats", "kernel"]
 
 
 def kernel(signatures: list, **options):
@@ -37,6 +37,11 @@ def kernel(signatures: list, **options):
         return Kernel(fn, signatures, options)
 
     return wrap
+
+
+def both_floats(template: str) -> list:
+    """The signatures of ``template`` with ``T`` as float32, then float64."""
+    return [template.replace("T", t) for t in ("float32", "float64")]
 
 
 def _signature(sig):

@@ -8,31 +8,21 @@ Backward, with xhat_ij = (x_ij - mean_i) rstd_i and g_ij = dy_ij w_j:
     dx_ij = rstd_i (g_ij - (1/n) sum_k g_ik - xhat_ij (1/n) sum_k g_ik xhat_ik)
     dw_j  = sum_i dy_ij xhat_ij        db_j = sum_i dy_ij
 
-Design notes (float32; the measurements are in ``docs/benchmarks.md``):
+Design notes (float32; the measurements are in ``docs/benchmarks.md``; the fastmath,
+chunk and serial-twin conventions are those of ``kernels/__init__.py``):
 - Rows are independent: the forward runs ``prange`` over rows. A row stays in L1/L2
   between its two passes (the statistics, then the output).
 - Statistics: one pass sums ``d = x - x_i0`` and ``d*d`` in float64 (shifted by the row's
   first value), then ``mean = x_i0 + mean(d)``, ``var = mean(d^2) - mean(d)^2``. No
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
-  cancellation loses at most a factor ``n`` of float64's precision: far below float32's
-  (1e4 + N(0, 1) gets the right variance; the same bits as two passes on the benchmark
-  shapes, faster). A row whose sum of squares n (mean^2 + var) is beyond
-  x's dtype (float32: |x| around 1e19 and above, e.g. rows near 1e30) gives NaN, as the
-  reference and composite implementations (their float32 sums overflow) and PyTorch's
-  float32 LayerNorm near 1e30 do; the float64 sums would have the answer, but the three
-  implementations agree.
-  ``eps=0`` on a constant row gives NaN too (``error_model="numpy"``: 1/0 is inf, not
-  ZeroDivisionError).
-- ``fastmath={"reassoc", "contract"}``: without ``reassoc`` LLVM keeps a row sum in order
-  and does not vectorize it; NaN / inf semantics are kept.
-- dweight / dbias are sums over rows: the rows are cut into chunks fixed by the shape
-  (``layout.row_chunks``), each chunk sums into its own float64 row of ``partial``
-  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``), and
-  ``layout.add_chunks`` adds the rows in order: bit-identical on any thread count.
+  cancellation loses at most a factor ``n`` of float64's precision: far below float32's.
+  A row whose sum of squares overflows x's dtype gives NaN, as the reference (see
+  ``nn/norms/common.standardize``); so does ``eps=0`` on a constant row
+  (``error_model="numpy"``: 1/0 is inf, not ZeroDivisionError).
+- dweight / dbias: each chunk of rows sums into its own float64 row of ``partial``
+  (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``).
 - Rows of ``WIDE_ROWS`` values or more take the backward four rows at a time
   (``_wide_rows``): their block sums do not fit in L1.
-- Each kernel is a ``prange`` over rows (or chunks) with a serial twin compiled from the
-  same function (``jit.kernel``); ``runtime.parallel`` picks one by the input's size.
 """
 
 import math
@@ -40,63 +30,17 @@ import math
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
-from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
+from minigrad.kernels.jit import both_floats, kernel
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
-FASTMATH = {"reassoc", "contract"}
-_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-_FORWARD = [
-    f"void({t}[:, ::1], {t}[::1], {t}[::1], float64, {t}[:, ::1], {t}[::1], {t}[::1])"
-    for t in ("float32", "float64")
-]
-_BACKWARD = [
-    f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], {t}[::1], int64, boolean, "
-    f"{t}[:, ::1], float64[:, :, ::1])"
-    for t in ("float32", "float64")
-]
+_JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
+_FORWARD = both_floats("void(T[:, ::1], T[::1], T[::1], float64, T[:, ::1], T[::1], T[::1])")
+_BACKWARD = both_floats(
+    "void(T[:, ::1], T[:, ::1], T[::1], T[::1], T[::1], int64, boolean, T[:, ::1], "
+    "float64[:, :, ::1])"
+)
 BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see below)
 WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _normalize_row(x, weight, bias, eps, y, mean, rstd, i):
-    """Row i: its mean and rstd, then its output."""
-    n = x.shape[1]
-    shift = np.float64(x[i, 0]) if n else 0.0
-    sum_d = 0.0
-    sum_d2 = 0.0
-    for j in range(n):
-        d = x[i, j] - shift
-        sum_d += d
-        sum_d2 += d * d
-    mean_d = sum_d / n
-    var = max(sum_d2 / n - mean_d * mean_d, 0.0)
-    mean[i] = shift + mean_d
-    squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
-    finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
-    rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
-    m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
-    r = rstd[i]
-    for j in range(n):
-        y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sums of dweight and dbias in the chunk's
-    float64 rows of ``partial``: rows of ``WIDE_ROWS`` values or more four at a time
-    (``_wide_rows``), other rows one at a time (``_rows``)."""
-    rows, n = x.shape
-    dw = partial[k, 0]
-    db = partial[k, 1]
-    dw[:] = 0.0
-    db[:] = 0.0
-    lo = k * rows_per_chunk
-    hi = min(rows, lo + rows_per_chunk)
-    if n >= WIDE_ROWS:
-        _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
-    else:
-        _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
 
 
 @numba.njit(inline="always", **_JIT)
@@ -192,16 +136,43 @@ def _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
 def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
     """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
-        _normalize_row(x, weight, bias, eps, y, mean, rstd, i)
+        n = x.shape[1]
+        shift = np.float64(x[i, 0]) if n else 0.0
+        sum_d = 0.0
+        sum_d2 = 0.0
+        for j in range(n):
+            d = x[i, j] - shift
+            sum_d += d
+            sum_d2 += d * d
+        mean_d = sum_d / n
+        var = max(sum_d2 / n - mean_d * mean_d, 0.0)
+        mean[i] = shift + mean_d
+        squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
+        finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
+        rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
+        m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
+        r = rstd[i]
+        for j in range(n):
+            y[i, j] = (x[i, j] - m) * r * weight[j] + bias[j]
 
 
 @kernel(_BACKWARD, parallel=True, **_JIT)
 def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``); chunk k sums the dweight and dbias terms
     of rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
-    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64; ``layout.add_chunks``)."""
+    ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64)."""
     for k in numba.prange(partial.shape[0]):
-        _backward_chunk(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        rows, n = x.shape
+        dw = partial[k, 0]
+        db = partial[k, 1]
+        dw[:] = 0.0
+        db[:] = 0.0
+        lo = k * rows_per_chunk
+        hi = min(rows, lo + rows_per_chunk)
+        if n >= WIDE_ROWS:
+            _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
+        else:
+            _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -235,9 +206,7 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
         vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
         contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
     )  # fmt: skip
-    sums = np.empty((2, n), dt)
-    add_chunks(partial, sums)
-    dweight, dbias = sums
+    dweight, dbias = partial.sum(0).astype(dt)  # the chunks in order, in float64
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),

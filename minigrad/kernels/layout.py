@@ -1,30 +1,22 @@
 """Layout helpers of the kernel wrappers: C-contiguous arrays, parameters as vectors, and
-the fixed chunks of the sums over rows (dweight, dbias, BatchNorm's statistics).
-
-A parallel kernel never adds into one ``out[j]`` from several ``prange`` iterations
-(that races). A sum over rows is cut into chunks fixed by the shape alone (never by the
-thread count, ``row_chunks``); each chunk sums into its own float64 row of ``partial``,
-and ``add_chunks`` adds the rows in order: bit-identical on every run and any number of
-threads.
+the fixed chunks of the sums over rows (dweight, dbias, BatchNorm's statistics; why
+chunks: ``kernels/__init__.py``). The measurements behind the numbers below are in
+``docs/benchmarks.md``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from minigrad.kernels.jit import kernel
-
-__all__ = ["add_chunks", "contiguous", "row_chunks", "vector"]
+__all__ = ["contiguous", "row_chunks", "vector"]
 
 #: The sums over rows are cut into at most this many chunks of rows.
 MAX_CHUNKS = 32
 #: A chunk holds at least this many values: below it, a chunk's own zeroed sums and the
-#: extra row to add at the end cost more than the chunk's work. LayerNorm backward on
-#: [64, 64]: 7.7 us in 32 chunks, 2.6 us in one.
+#: extra row to add at the end cost more than the chunk's work.
 MIN_CHUNK_ELEMENTS = 4096
 #: Wide sums get fewer chunks (but at least ``MIN_CHUNKS``): all chunks' sums together
-#: hold at most ``MAX_SUM_VALUES`` values per sum. LayerNorm backward on [512, 4096]:
-#: 0.86-0.91x the time in 8 chunks as in 32; [1024, 2048] in 16: 0.94-1.00x.
+#: hold at most ``MAX_SUM_VALUES`` values per sum.
 MAX_SUM_VALUES = 32768
 MIN_CHUNKS = 8
 
@@ -35,25 +27,6 @@ def row_chunks(rows: int, row_size: int, width: int) -> tuple[int, int]:
     most = min(MAX_CHUNKS, max(MIN_CHUNKS, MAX_SUM_VALUES // max(1, width)))
     per = max(1, -(-rows // most), -(-MIN_CHUNK_ELEMENTS // max(1, row_size)))
     return per, max(1, -(-rows // per))
-
-
-@kernel(
-    [f"void(float64[:, :, ::1], {t}[:, ::1])" for t in ("float32", "float64")],
-    cache=True,
-    nogil=True,
-)
-def add_chunks(partial, out):
-    """``out[q] = sum_k partial[k, q]`` (``partial`` [chunks, sums, n]), chunk 0 first,
-    in float64. Chunk by chunk, along its rows: walking down a column of ``partial``
-    instead misses the cache on every term (0.8 ms for [32, 2, 4096])."""
-    total = np.zeros(partial.shape[1:])
-    for k in range(partial.shape[0]):
-        for q in range(partial.shape[1]):
-            for j in range(partial.shape[2]):
-                total[q, j] += partial[k, q, j]
-    for q in range(partial.shape[1]):
-        for j in range(partial.shape[2]):
-            out[q, j] = total[q, j]
 
 
 def contiguous(a, dtype):

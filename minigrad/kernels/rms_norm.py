@@ -17,78 +17,61 @@ import math
 import numba
 import numpy as np
 
-from minigrad.kernels.jit import kernel
-from minigrad.kernels.layout import add_chunks, contiguous, row_chunks, vector
+from minigrad.kernels.jit import both_floats, kernel
+from minigrad.kernels.layout import contiguous, row_chunks, vector
 
-FASTMATH = {"reassoc", "contract"}
-_JIT = dict(fastmath=FASTMATH, error_model="numpy", cache=True, nogil=True)
-BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see _backward_chunk)
-_FORWARD = [
-    f"void({t}[:, ::1], {t}[::1], float64, {t}[:, ::1], {t}[::1])" for t in ("float32", "float64")
-]
-_BACKWARD = [
-    f"void({t}[:, ::1], {t}[:, ::1], {t}[::1], {t}[::1], int64, boolean, {t}[:, ::1], "
-    f"float64[:, :, ::1])"
-    for t in ("float32", "float64")
-]
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _normalize_row(x, weight, eps, y, rstd, i):
-    """Row i: its rstd, then its output."""
-    n = x.shape[1]
-    sum_sq = 0.0
-    for j in range(n):
-        sum_sq += x[i, j] * np.float64(x[i, j])
-    rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
-    r = rstd[i]  # in x's dtype
-    for j in range(n):
-        y[i, j] = x[i, j] * r * weight[j]
-
-
-@numba.njit(inline="always", **_JIT)  # inlined: a call per row cost up to 2x
-def _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k):
-    """Chunk k of the rows: their dx, and their sum of dweight: one pass forms the row's
-    sum (only dx needs it) and adds its dweight terms, a second writes dx; the terms are
-    added in x's dtype over blocks of ``BLOCK_ROWS`` rows and the blocks into float64 (as
-    ``layer_norm._backward_chunk``)."""
-    rows, n = x.shape
-    dw = partial[k, 0]
-    dw[:] = 0.0
-    block_w = np.zeros(n, x.dtype)
-    lo = k * rows_per_chunk
-    hi = min(rows, lo + rows_per_chunk)
-    for i in range(lo, hi):
-        r = rstd[i]
-        sum_g_xhat = 0.0
-        for j in range(n):
-            xhat = x[i, j] * r
-            block_w[j] += dy[i, j] * xhat
-            sum_g_xhat += dy[i, j] * weight[j] * xhat
-        if need_dx:
-            c2 = x.dtype.type(sum_g_xhat / n)
-            for j in range(n):
-                xhat = x[i, j] * r
-                dx[i, j] = r * (dy[i, j] * weight[j] - xhat * c2)
-        if (i - lo) % BLOCK_ROWS == BLOCK_ROWS - 1 or i == hi - 1:
-            for j in range(n):
-                dw[j] += block_w[j]
-                block_w[j] = 0.0
+_JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
+BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see rms_norm_backward)
+_FORWARD = both_floats("void(T[:, ::1], T[::1], float64, T[:, ::1], T[::1])")
+_BACKWARD = both_floats(
+    "void(T[:, ::1], T[:, ::1], T[::1], T[::1], int64, boolean, T[:, ::1], float64[:, :, ::1])"
+)
 
 
 @kernel(_FORWARD, parallel=True, **_JIT)
 def rms_norm_forward(x, weight, eps, y, rstd):
     """Write ``y`` ([rows, n]) and each row's ``rstd`` ([rows])."""
     for i in numba.prange(x.shape[0]):
-        _normalize_row(x, weight, eps, y, rstd, i)
+        n = x.shape[1]
+        sum_sq = 0.0
+        for j in range(n):
+            sum_sq += x[i, j] * np.float64(x[i, j])
+        rstd[i] = 1.0 / np.sqrt(sum_sq / n + eps)
+        r = rstd[i]  # in x's dtype
+        for j in range(n):
+            y[i, j] = x[i, j] * r * weight[j]
 
 
 @kernel(_BACKWARD, parallel=True, **_JIT)
 def rms_norm_backward(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial):
     """Write ``dx`` ([rows, n], if ``need_dx``) and chunk k's sum of the dweight terms
-    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64; ``layout.add_chunks``)."""
+    into ``partial[k, 0]`` (``partial`` [chunks, 1, n], float64). One pass forms a row's
+    sum (only dx needs it) and adds its dweight terms, a second writes dx; the terms are
+    added in x's dtype over blocks of ``BLOCK_ROWS`` rows and the blocks into float64 (as
+    ``layer_norm._rows``)."""
     for k in numba.prange(partial.shape[0]):
-        _backward_chunk(dy, x, weight, rstd, rows_per_chunk, need_dx, dx, partial, k)
+        rows, n = x.shape
+        dw = partial[k, 0]
+        dw[:] = 0.0
+        block_w = np.zeros(n, x.dtype)
+        lo = k * rows_per_chunk
+        hi = min(rows, lo + rows_per_chunk)
+        for i in range(lo, hi):
+            r = rstd[i]
+            sum_g_xhat = 0.0
+            for j in range(n):
+                xhat = x[i, j] * r
+                block_w[j] += dy[i, j] * xhat
+                sum_g_xhat += dy[i, j] * weight[j] * xhat
+            if need_dx:
+                c2 = x.dtype.type(sum_g_xhat / n)
+                for j in range(n):
+                    xhat = x[i, j] * r
+                    dx[i, j] = r * (dy[i, j] * weight[j] - xhat * c2)
+            if (i - lo) % BLOCK_ROWS == BLOCK_ROWS - 1 or i == hi - 1:
+                for j in range(n):
+                    dw[j] += block_w[j]
+                    block_w[j] = 0.0
 
 
 # ------------------------------------------------------------------- the Python wrappers
@@ -111,12 +94,12 @@ def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = Tr
     dt = x.dtype
     per, chunks = row_chunks(rows, n, n)
     dx = np.empty((rows, n) if need_dx else (0, 0), dt)
-    partial, dweight = np.empty((chunks, 1, n)), np.empty((1, n), dt)
+    partial = np.empty((chunks, 1, n))
     rms_norm_backward.for_size(x.size)(
         contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
         vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
     )  # fmt: skip
-    add_chunks(partial, dweight)
+    dweight = partial[:, 0].sum(0).astype(dt)  # the chunks in order, in float64
     return (
         dx.reshape(x.shape) if need_dx else None,
         None if weight is None else dweight.reshape(norm_shape),

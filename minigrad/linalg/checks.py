@@ -7,17 +7,13 @@ a ``TypeError``, the class minigrad raised before).
 
 from __future__ import annotations
 
+from minigrad._format import torch_dtype_name as _torch_name
 from minigrad.functions.errors import ShapeError
 from minigrad.tensor import Tensor, as_tensor
 
 
 class LinalgDtypeError(RuntimeError, TypeError):
     """A linear-algebra function given an integer or bool tensor."""
-
-
-_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
-                      "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
-                      "float64": "Double"}  # fmt: skip
 
 
 def floating(x, name: str) -> Tensor:
@@ -57,7 +53,3 @@ def same_dtype(a: Tensor, b: Tensor, name: str) -> None:
             f"{name}: Expected A and B to have the same dtype, but found A of type "
             f"{_torch_name(a.dtype)} and B of type {_torch_name(b.dtype)} instead"
         )
-
-
-def _torch_name(dtype) -> str:
-    return _TORCH_DTYPE_NAMES.get(str(dtype), str(dtype))

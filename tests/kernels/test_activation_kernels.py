@@ -174,11 +174,11 @@ def test_run_calls_the_serial_twin_when_the_runtime_says_serial(monkeypatch):
     a = np.ones(runtime.PARALLEL_MIN_ELEMENTS, dtype=np.float32)
     out = np.empty_like(a)
     monkeypatch.setattr(runtime, "parallel", lambda size: False)
-    K.run(K.mul, a, a, out)
+    K.mul.for_size(a.size)(a, a, out)
     assert calls == ["serial"]
     monkeypatch.setattr(runtime, "parallel", lambda size: True)
     out[:] = 0
-    K.run(K.mul, a, a, out)  # the parallel kernel itself
+    K.mul.for_size(a.size)(a, a, out)  # the parallel kernel itself
     assert calls == ["serial"] and (out == 1).all()
 
 

@@ -62,7 +62,7 @@ def _pointwise(kernel_name: str, x: np.ndarray, *, with_derivative: bool):
     flat = np.ascontiguousarray(x, dtype=np.float64 if bits == 64 else np.float32).reshape(-1)
     out = np.empty_like(flat)
     dydx = np.empty_like(flat) if with_derivative else flat[:0]
-    K.run(getattr(K, f"{kernel_name}{bits}"), flat, out, dydx)
+    getattr(K, f"{kernel_name}{bits}").for_size(flat.size)(flat, out, dydx)
     y = out.reshape(x.shape).astype(dtype, copy=False)
     if not with_derivative:
         return y
@@ -84,7 +84,7 @@ def _times_derivative(g: np.ndarray, dydx: np.ndarray) -> np.ndarray:
     from minigrad.kernels import activation as K
 
     out = np.empty_like(dydx)
-    K.run(K.mul, g.reshape(-1), dydx.reshape(-1), out.reshape(-1))
+    K.mul.for_size(g.size)(g.reshape(-1), dydx.reshape(-1), out.reshape(-1))
     return out
 
 
@@ -99,7 +99,7 @@ class Erf(Function):
         ctx.save_for_backward(x)
         flat = np.ascontiguousarray(x._data, dtype=np.float64).reshape(-1)
         out = np.empty_like(flat)
-        K.run(K.erf, flat, out)
+        K.erf.for_size(flat.size)(flat, out)
         return out.reshape(x._data.shape).astype(x._data.dtype, copy=False)
 
     @staticmethod

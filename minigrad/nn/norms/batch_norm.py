@@ -20,12 +20,12 @@ from minigrad._format import shape_str
 from minigrad.nn.norms.common import (
     NormFunction,
     affine,
+    channel_shape,
     check_channels_first,
     check_input,
     check_param,
     data,
-    in_float32_if_half,
-    resolve_impl,
+    normalize,
     standardize,
     standardize_backward,
 )
@@ -40,11 +40,6 @@ __all__ = [
 ]
 
 
-def _channel_shape(x) -> tuple:
-    """``[1, C, 1, ...]``: a per-channel vector broadcast against ``[N, C, *]``."""
-    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
-
-
 def _axes(x) -> tuple:
     """The batch axis and the positions: every axis but the channels'."""
     return (0,) + tuple(range(2, x.ndim))
@@ -54,7 +49,7 @@ def batch_norm_forward(x, weight, bias, running_mean, running_var, training: boo
     """``(y, mean, rstd, var)`` (arrays or Tensors), the statistics shaped [1, C, 1, ...]:
     in training the batch's own (biased variance); in eval ``running_mean`` and
     ``running_var`` ([C]), so that an example's output does not depend on the batch."""
-    shape = _channel_shape(x)
+    shape = channel_shape(x)
     if training:
         mean, xmu, var, rstd = standardize(x, _axes(x), eps)
     else:
@@ -75,7 +70,7 @@ def batch_norm_backward(dy, x, weight, mean, rstd, training: bool, need_dx: bool
     g_bias = dy.sum(axes)
     if not need_dx:
         return None, g_weight, g_bias
-    g_xhat = dy if weight is None else dy * weight.reshape(_channel_shape(x))
+    g_xhat = dy if weight is None else dy * weight.reshape(channel_shape(x))
     if training:
         return standardize_backward(g_xhat, xmu, rstd, axes), g_weight, g_bias
     return g_xhat * rstd, g_weight, g_bias
@@ -109,6 +104,7 @@ class BatchNormFunction(NormFunction):
     kernels = "batch_norm"
     reference_forward = staticmethod(batch_norm_forward)
     reference_backward = staticmethod(batch_norm_backward)
+    per_channel = True
 
     @staticmethod
     def forward(ctx, x, weight, bias, training, eps, fused, running_mean, running_var, momentum):
@@ -119,6 +115,15 @@ class BatchNormFunction(NormFunction):
             update_running_stats(rm, rv, mean, var, x._data.size // x.shape[1], momentum)
         ctx.save_for_backward(x, weight, mean, rstd)
         ctx.option, ctx.eps, ctx.fused = training, eps, fused
+        return y
+
+    @staticmethod
+    def composite(x, weight, bias, training, eps, running_mean, running_var, momentum):
+        rm, rv = data(running_mean), data(running_var)
+        y, mean, _, var = batch_norm_forward(x, weight, bias, rm, rv, training, eps)
+        if training and rm is not None:
+            update_running_stats(rm, rv, mean._data, var._data, x._data.size // x.shape[1],
+                                 momentum)  # fmt: skip
         return y
 
     def statistics(self, x, mean, rstd):
@@ -198,21 +203,7 @@ def batch_norm(
             "batch_norm: momentum=None (a cumulative average) needs the number of batches "
             "seen: use nn.BatchNorm1d / nn.BatchNorm2d, or pass momentum=1/k for batch k"
         )
-    x, (weight, bias), half = in_float32_if_half(x, weight, bias)
-    impl = resolve_impl(impl)
-    if x._data.size == 0:  # nothing to normalize: the parameters' gradients are zeros
-        y = affine(x, weight, bias, _channel_shape(x))
-    elif impl == "composite":
-        y, mean, _, var = batch_norm_forward(
-            x, weight, bias, data(running_mean), data(running_var), use_batch_stats, eps
-        )
-        if use_batch_stats and running_mean is not None:
-            n = x._data.size // x.shape[1]
-            update_running_stats(data(running_mean), data(running_var), mean._data, var._data,
-                                 n, momentum)  # fmt: skip
-    else:
-        y = BatchNormFunction.apply(
-            x, weight, bias, use_batch_stats, float(eps), impl == "fused", running_mean,
-            running_var, momentum,
-        )  # fmt: skip
-    return y if half is None else y.to(half)
+    return normalize(
+        BatchNormFunction, x, weight, bias, use_batch_stats, eps, impl, running_mean, running_var,
+        momentum,
+    )  # fmt: skip

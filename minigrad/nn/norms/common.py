@@ -10,24 +10,16 @@ Every norm standardizes ``x`` over some axes, then applies an affine map::
 ``standardize`` and ``standardize_backward`` use only operations that NumPy arrays and
 minigrad Tensors both have, so the same lines serve the reference implementation (on
 arrays), the composite one (on Tensors: autograd records every step) and the backward
-of a backward (``create_graph=True``). A row whose sum of squares overflows its dtype
-(float32 rows near 1e30) gives NaN in all three implementations, as in PyTorch, never
-plausible zeros.
-
-The implementation is chosen per call (``impl=``) or for a block::
-
-    with nn.norm_impl("reference"):
-        y = layer(x)                                  # every norm in the block
-    y = F.layer_norm(x, (8,), impl="composite")      # one call (a minigrad extension)
-
-The choice is process-wide, like the grad mode; the innermost ``norm_impl`` wins.
+of a backward (``create_graph=True``). The implementation is chosen per call
+(``impl=``) or for a block (``norm_impl``: process-wide, the innermost one wins).
 """
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import importlib
 import math
+import types
 from collections.abc import Sequence
 
 import numpy as np
@@ -142,15 +134,18 @@ class NormFunction(Function):
 
     A norm's Function gives ``kernels`` (its module in ``minigrad/kernels/``), its
     reference ``reference_forward`` / ``reference_backward`` on arrays, and
-    ``statistics``; its ``forward`` runs ``ctx.implementation(fused)`` and saves
-    ``(x, weight, mean, rstd)``, ``ctx.option`` (its one setting: normalized_ndim,
-    num_groups or training), ``ctx.eps`` and ``ctx.fused``. The two backwards are
-    shared: ``backward_array`` runs the same implementation on arrays (the engine's
-    path), ``backward`` the reference lines on Tensors, so that it can itself be
-    differentiated (``create_graph=True``).
+    ``statistics``. ``forward(ctx, x, weight, bias, option, eps, fused)`` runs
+    ``ctx.implementation(fused)`` and saves ``(x, weight, mean, rstd)``, ``ctx.option``
+    (the norm's one setting: normalized_ndim, num_groups or training), ``ctx.eps`` and
+    ``ctx.fused``. The two backwards are shared: ``backward_array`` runs the same
+    implementation on arrays (the engine's path), ``backward`` the reference lines on
+    Tensors, so that it can itself be differentiated (``create_graph=True``).
     """
 
     kernels = ""
+    has_bias = True  # RMSNorm's forward takes no bias
+    per_channel = False  # weight and bias [C] of an [N, C, *] input (batch, group)
+    reference_forward = reference_backward = None
 
     def implementation(self, fused: bool) -> tuple:
         """``(forward, backward)`` on arrays: the reference lines, or the wrappers of the
@@ -160,9 +155,25 @@ class NormFunction(Function):
         module = importlib.import_module(f"minigrad.kernels.{self.kernels}")  # imports numba
         return module.forward, module.backward
 
+    @classmethod
+    def composite(cls, x, weight, bias, option, eps):
+        """The reference forward on Tensors: autograd records (and differentiates) it."""
+        params = (weight, bias) if cls.has_bias else (weight,)
+        return cls.reference_forward(x, *params, option, eps)[0]
+
     def statistics(self, x: Tensor, mean, rstd) -> tuple:
-        """``(mean, rstd)`` as Tensors that depend on ``x`` (recomputed from it)."""
-        raise NotImplementedError
+        """``(mean, rstd)`` as Tensors that depend on ``x`` (recomputed from it by the
+        reference forward)."""
+        params = (None, None) if self.has_bias else (None,)
+        return self.reference_forward(x, *params, self.option, self.eps)[1:3]
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, option, eps, fused):
+        params = (data(weight), data(bias)) if ctx.has_bias else (data(weight),)
+        y, mean, rstd = ctx.implementation(fused)[0](x._data, *params, option, eps)
+        ctx.save_for_backward(x, weight, mean, rstd)
+        ctx.option, ctx.eps, ctx.fused = option, eps, fused
+        return y
 
     @staticmethod
     def backward_array(ctx, dy):
@@ -180,15 +191,36 @@ class NormFunction(Function):
         return keep_needed(ctx, *grads)
 
 
+def normalize(function, x: Tensor, weight, bias, option, eps: float, impl, *extra) -> Tensor:
+    """``function`` (a ``NormFunction``) of the checked ``x`` by the implementation
+    ``impl`` names (``extra``: BatchNorm's running statistics and momentum). A float16
+    input is computed in float32 and rounded once at the end (PyTorch's rule for its CPU
+    norms: statistics of float16 numbers summed in float16 go wrong by whole units at
+    values of a few hundred). An empty input gives the affine map of itself: nothing to
+    normalize, the parameters' gradients are zeros."""
+    half = x._data.dtype == _HALF
+    if half:
+        x, weight, bias = (None if t is None else t.float() for t in (x, weight, bias))
+    impl = resolve_impl(impl)
+    if x._data.size == 0:
+        y = affine(x, weight, bias, channel_shape(x) if function.per_channel else None)
+    elif impl == "composite":
+        y = function.composite(x, weight, bias, option, float(eps), *extra)
+    else:
+        y = function.apply(x, weight, bias, option, float(eps), impl == "fused", *extra)
+    return y.to(_HALF) if half else y
+
+
+def channel_shape(x) -> tuple:
+    """``[1, C, 1, ...]``: a per-channel vector broadcast against ``[N, C, *]``."""
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
 # ------------------------------------------------------------- choosing the implementation
 IMPLEMENTATIONS = ("fused", "reference", "composite")
 
 
-class _State:
-    impl = "fused"
-
-
-_state = _State()
+_state = types.SimpleNamespace(impl="fused")  # the current choice (process-wide)
 
 
 def _check_impl(name) -> str:
@@ -210,7 +242,7 @@ def resolve_impl(impl: str | None) -> str:
     return _state.impl if impl is None else _check_impl(impl)
 
 
-class norm_impl:
+class norm_impl(contextlib.ContextDecorator):
     """Choose the implementation of every norm inside a ``with`` block (or a decorated
     function): ``"fused"`` (Numba kernels, the default), ``"reference"`` (NumPy forward
     and closed-form backward) or ``"composite"`` (minigrad primitives, autograd derives
@@ -234,14 +266,6 @@ class norm_impl:
     def __exit__(self, *exc):
         _state.impl = self._previous.pop()
         return False
-
-    def __call__(self, func):
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            with self:
-                return func(*args, **kwargs)
-
-        return wrapper
 
 
 # ---------------------------------------------------------------------- argument checks
@@ -279,17 +303,6 @@ def check_param(name: str, arg: str, p, x: Tensor, shape: tuple):
     return p
 
 
-def in_float32_if_half(x: Tensor, *params):
-    """float16 norms compute in float32 and round once at the end (PyTorch's rule for
-    its CPU norms: statistics of float16 numbers summed in float16 go wrong by whole
-    units at values of a few hundred). Returns ``(x, params, dtype to give back or
-    None)``."""
-    if x._data.dtype != _HALF:
-        return x, params, None
-    params = tuple(None if p is None else p.float() for p in params)
-    return x.float(), params, _HALF
-
-
 def normalized_shape_tuple(name: str, normalized_shape) -> tuple:
     """``normalized_shape`` (an int or a sequence of ints) as a tuple of ints."""
     if type(normalized_shape) is tuple and normalized_shape:
@@ -309,13 +322,15 @@ def normalized_shape_tuple(name: str, normalized_shape) -> tuple:
     return tuple(int(s) for s in normalized_shape)
 
 
-def check_trailing(name: str, x: Tensor, shape: tuple) -> None:
-    """The input's trailing dims are ``shape``."""
+def check_trailing(name: str, x: Tensor, normalized_shape) -> tuple:
+    """``normalized_shape`` as a tuple, checked to be the input's trailing dims."""
+    shape = normalized_shape_tuple(name, normalized_shape)
     if x.ndim < len(shape) or x.shape[x.ndim - len(shape) :] != shape:
         raise ValueError(
             f"{name}: normalized_shape={shape_str(shape)} does not match the input: expected "
             f"an input of shape [*, {', '.join(map(str, shape))}], got {shape_str(x.shape)}"
         )
+    return shape
 
 
 def check_channels_first(name: str, x: Tensor) -> None:

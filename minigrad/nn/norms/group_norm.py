@@ -21,23 +21,17 @@ from minigrad._format import shape_str
 from minigrad.nn.norms.common import (
     NormFunction,
     affine,
+    channel_shape,
     check_channels_first,
     check_input,
     check_param,
-    data,
-    in_float32_if_half,
-    resolve_impl,
+    normalize,
     standardize,
     standardize_backward,
 )
 from minigrad.tensor import Tensor
 
 __all__ = ["GroupNormFunction", "group_norm", "group_norm_backward", "group_norm_forward"]
-
-
-def _channel_shape(x) -> tuple:
-    """``[1, C, 1, ...]``: a per-channel vector broadcast against ``[N, C, *]``."""
-    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
 
 def _grouped(x, num_groups: int):
@@ -49,7 +43,7 @@ def group_norm_forward(x, weight, bias, num_groups: int, eps: float):
     """``(y, mean, rstd)`` (arrays or Tensors), ``mean`` and ``rstd`` shaped [N, G, 1]."""
     mean, xmu, _, rstd = standardize(_grouped(x, num_groups), (2,), eps)
     xhat = (xmu * rstd).reshape(x.shape)  # (N, C, *)
-    return affine(xhat, weight, bias, _channel_shape(x)), mean, rstd
+    return affine(xhat, weight, bias, channel_shape(x)), mean, rstd
 
 
 def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: bool = True):
@@ -60,7 +54,7 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
     g_bias = dy.sum(axes)
     if not need_dx:
         return None, g_weight, g_bias
-    g_xhat = dy if weight is None else dy * weight.reshape(_channel_shape(x))
+    g_xhat = dy if weight is None else dy * weight.reshape(channel_shape(x))
     g_x = standardize_backward(_grouped(g_xhat, num_groups), xmu, rstd, (2,))
     return g_x.reshape(x.shape), g_weight, g_bias
 
@@ -71,18 +65,7 @@ class GroupNormFunction(NormFunction):
     kernels = "group_norm"
     reference_forward = staticmethod(group_norm_forward)
     reference_backward = staticmethod(group_norm_backward)
-
-    @staticmethod
-    def forward(ctx, x, weight, bias, num_groups, eps, fused):
-        forward = ctx.implementation(fused)[0]
-        y, mean, rstd = forward(x._data, data(weight), data(bias), num_groups, eps)
-        ctx.save_for_backward(x, weight, mean, rstd)
-        ctx.option, ctx.eps, ctx.fused = num_groups, eps, fused
-        return y
-
-    def statistics(self, x, mean, rstd):
-        mean, _, _, rstd = standardize(_grouped(x, self.option), (2,), self.eps)
-        return mean, rstd
+    per_channel = True
 
 
 def group_norm(
@@ -127,12 +110,4 @@ def group_norm(
         )
     weight = check_param("group_norm", "weight", weight, x, (x.shape[1],))
     bias = check_param("group_norm", "bias", bias, x, (x.shape[1],))
-    x, (weight, bias), half = in_float32_if_half(x, weight, bias)
-    impl = resolve_impl(impl)
-    if x._data.size == 0:  # nothing to normalize: the parameters' gradients are zeros
-        y = affine(x, weight, bias, _channel_shape(x))
-    elif impl == "composite":
-        y = group_norm_forward(x, weight, bias, int(num_groups), eps)[0]
-    else:
-        y = GroupNormFunction.apply(x, weight, bias, int(num_groups), float(eps), impl == "fused")
-    return y if half is None else y.to(half)
+    return normalize(GroupNormFunction, x, weight, bias, int(num_groups), eps, impl)

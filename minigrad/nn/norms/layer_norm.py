@@ -5,10 +5,9 @@ and the public ``layer_norm``.
     mean = mean(x)        xmu = x - mean        var = mean(xmu^2)      (over the last dims)
     rstd = (var + eps)^-1/2        xhat = xmu * rstd        y = xhat * weight + bias
 
-The three implementations (``impl=``) run the same lines: ``"reference"`` runs
-``layer_norm_forward`` / ``layer_norm_backward`` on arrays, ``"composite"`` runs
-``layer_norm_forward`` on Tensors (autograd derives the backward), ``"fused"`` runs the
-Numba kernels of ``minigrad/kernels/layer_norm.py`` (same signatures).
+The three implementations (``impl=``, ``docs/normalization.md``) run the same lines:
+``"reference"`` and ``"composite"`` run them on arrays and on Tensors; ``"fused"`` runs
+the Numba kernels of ``minigrad/kernels/layer_norm.py`` (same signatures).
 """
 
 from __future__ import annotations
@@ -19,10 +18,7 @@ from minigrad.nn.norms.common import (
     check_input,
     check_param,
     check_trailing,
-    data,
-    in_float32_if_half,
-    normalized_shape_tuple,
-    resolve_impl,
+    normalize,
     standardize,
     standardize_backward,
     sum_out,
@@ -61,19 +57,6 @@ class LayerNormFunction(NormFunction):
     reference_forward = staticmethod(layer_norm_forward)
     reference_backward = staticmethod(layer_norm_backward)
 
-    @staticmethod
-    def forward(ctx, x, weight, bias, normalized_ndim, eps, fused):
-        forward = ctx.implementation(fused)[0]
-        y, mean, rstd = forward(x._data, data(weight), data(bias), normalized_ndim, eps)
-        ctx.save_for_backward(x, weight, mean, rstd)
-        ctx.option, ctx.eps, ctx.fused = normalized_ndim, eps, fused
-        return y
-
-    def statistics(self, x, mean, rstd):
-        axes = tuple(range(x.ndim - self.option, x.ndim))
-        mean, _, _, rstd = standardize(x, axes, self.eps)
-        return mean, rstd
-
 
 def layer_norm(
     input: Tensor,  # noqa: A002  (PyTorch's argument name)
@@ -109,15 +92,7 @@ def layer_norm(
         (2, 3, 8)
     """
     x = check_input("layer_norm", input)
-    shape = normalized_shape_tuple("layer_norm", normalized_shape)
-    check_trailing("layer_norm", x, shape)
+    shape = check_trailing("layer_norm", x, normalized_shape)
     weight = check_param("layer_norm", "weight", weight, x, shape)
     bias = check_param("layer_norm", "bias", bias, x, shape)
-    x, (weight, bias), half = in_float32_if_half(x, weight, bias)
-    impl = resolve_impl(impl)
-    if impl == "composite":
-        y = layer_norm_forward(x, weight, bias, len(shape), eps)[0]
-    else:
-        fused = impl == "fused" and x._data.size > 0
-        y = LayerNormFunction.apply(x, weight, bias, len(shape), float(eps), fused)
-    return y if half is None else y.to(half)
+    return normalize(LayerNormFunction, x, weight, bias, len(shape), eps, impl)

@@ -20,11 +20,8 @@ from minigrad.nn.norms.common import (
     check_param,
     check_trailing,
     count,
-    data,
-    in_float32_if_half,
     mean_over,
-    normalized_shape_tuple,
-    resolve_impl,
+    normalize,
     rsqrt,
     sum_out,
     sum_over,
@@ -34,15 +31,10 @@ from minigrad.tensor import Tensor
 __all__ = ["RMSNormFunction", "rms_norm", "rms_norm_backward", "rms_norm_forward"]
 
 
-def _rstd(x, axes: tuple, eps: float):
-    """``rstd = (mean(x^2) + eps)^-1/2`` (an array or a Tensor)."""
-    return rsqrt(mean_over(x * x, axes) + eps)
-
-
 def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
     """``(y, None, rstd)`` over the last ``normalized_ndim`` axes (there is no mean)."""
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
-    rstd = _rstd(x, axes, eps)
+    rstd = rsqrt(mean_over(x * x, axes) + eps)
     return affine(x * rstd, weight, None), None, rstd
 
 
@@ -73,17 +65,7 @@ class RMSNormFunction(NormFunction):
     kernels = "rms_norm"
     reference_forward = staticmethod(rms_norm_forward)
     reference_backward = staticmethod(rms_norm_backward)
-
-    @staticmethod
-    def forward(ctx, x, weight, normalized_ndim, eps, fused):
-        forward = ctx.implementation(fused)[0]
-        y, mean, rstd = forward(x._data, data(weight), normalized_ndim, eps)
-        ctx.save_for_backward(x, weight, mean, rstd)  # mean: None
-        ctx.option, ctx.eps, ctx.fused = normalized_ndim, eps, fused
-        return y
-
-    def statistics(self, x, mean, rstd):
-        return None, _rstd(x, tuple(range(x.ndim - self.option, x.ndim)), self.eps)
+    has_bias = False
 
 
 def rms_norm(
@@ -117,15 +99,8 @@ def rms_norm(
         (4, 16)
     """
     x = check_input("rms_norm", input)
-    shape = normalized_shape_tuple("rms_norm", normalized_shape)
-    check_trailing("rms_norm", x, shape)
+    shape = check_trailing("rms_norm", x, normalized_shape)
     weight = check_param("rms_norm", "weight", weight, x, shape)
-    x, (weight,), half = in_float32_if_half(x, weight)
-    eps = float(np.finfo(x._data.dtype).eps) if eps is None else float(eps)
-    impl = resolve_impl(impl)
-    if impl == "composite":
-        y = rms_norm_forward(x, weight, len(shape), eps)[0]
-    else:
-        fused = impl == "fused" and x._data.size > 0
-        y = RMSNormFunction.apply(x, weight, len(shape), eps, fused)
-    return y if half is None else y.to(half)
+    if eps is None:  # float32's for a float16 input, which is computed in float32
+        eps = np.finfo(np.float32 if x._data.dtype == np.float16 else x._data.dtype).eps
+    return normalize(RMSNormFunction, x, weight, None, len(shape), eps, impl)
