@@ -3,17 +3,9 @@
 **The policy, in one sentence:** a kernel runs on ``mg.get_num_threads()`` threads when
 its input has at least ``PARALLEL_MIN_ELEMENTS`` elements and more than one thread is
 set (``mg.set_num_threads``), and on the calling thread otherwise; NumPy's matrix
-products (BLAS) use the same count, except ``nn.Linear``'s products of fewer than
-``SMALL_PRODUCT_MACS`` multiply-adds, which run on one BLAS thread (``matmul``). Which
-code runs depends on the input's size and on that explicit setting alone: never on the
-clock, on what ran before, or on reference counts.
-
-Why one BLAS thread for small products. OpenBLAS wakes its second thread for every
-product above a tiny size, and the product waits for it; on the products of greedy
-generation (batch 1: [64, 128] @ [128, 384] and the like, 1-4 million multiply-adds)
-the wait costs more than the half of the work the thread takes over, and far more when
-the cores are busy (``benchmarks/bench_programs.py``'s generate rows). Training's
-products (a batch of 16 x 64 tokens: 16 million multiply-adds and up) keep every thread.
+products (BLAS) use the same count. Which code runs depends on the input's size and on
+that explicit setting alone: never on the clock, on what ran before, or on reference
+counts.
 
 Each parallel kernel (``jit.kernel(..., parallel=True)``, its loop a ``prange``) has a
 serial twin compiled from the same function; ``kernel.for_size(size)`` asks
@@ -54,14 +46,10 @@ import ctypes
 import os
 from threading import get_ident
 
-import numpy as np
-
 __all__ = [
     "PARALLEL_MIN_ELEMENTS",
-    "SMALL_PRODUCT_MACS",
     "get_num_threads",
     "keep_freed_memory",
-    "matmul",
     "parallel",
     "set_num_threads",
     "use_threading_layer",
@@ -71,12 +59,8 @@ __all__ = [
 #: (the module docstring says why 2^22).
 PARALLEL_MIN_ELEMENTS = 1 << 22
 
-#: A matrix product with fewer multiply-adds than this runs on one BLAS thread (``matmul``).
-SMALL_PRODUCT_MACS = 1 << 23
-
 _threads = os.cpu_count() or 1
 _numba_threads: dict = {}  # thread id -> the count last given to Numba on it
-_blas_libraries: list = []  # threadpoolctl's controllers of NumPy's BLAS, found once
 
 
 def set_num_threads(n: int) -> bool:
@@ -113,32 +97,6 @@ def parallel(size: int) -> bool:
         numba.set_num_threads(min(_threads, numba.config.NUMBA_NUM_THREADS))
         _numba_threads[thread] = _threads
     return True
-
-
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.matmul(a, b)`` for 2-D ``a`` [m, k] and ``b`` [k, n]; on one BLAS thread when
-    the product has fewer than ``SMALL_PRODUCT_MACS`` multiply-adds (m k n).
-
-    A second BLAS thread has to be woken for each product and the product waits for it:
-    on a small product that costs more than the half of the work it takes over. The
-    BLAS count is set back to what it was right after the product. The count is
-    process-wide: a product another Python thread runs meanwhile may run on one thread
-    too (slower, never different).
-    """
-    if _threads == 1 or a.shape[0] * a.shape[1] * b.shape[1] >= SMALL_PRODUCT_MACS:
-        return np.matmul(a, b)
-    if not _blas_libraries:
-        from threadpoolctl import ThreadpoolController
-
-        _blas_libraries.extend(ThreadpoolController().select(user_api="blas").lib_controllers)
-    before = [lib.get_num_threads() for lib in _blas_libraries]
-    for lib in _blas_libraries:
-        lib.set_num_threads(1)
-    try:
-        return np.matmul(a, b)
-    finally:
-        for lib, n in zip(_blas_libraries, before):
-            lib.set_num_threads(n)
 
 
 def use_threading_layer(name: str) -> None:

@@ -2,10 +2,7 @@
 load or thread count.
 
 With two or more threads, minigrad's kernels split a large reduction between threads
-and add the partial sums in an order that depends on how many threads run it; whether a
-kernel goes parallel at all can also depend on the moment it runs (a kernel right after
-a matrix product stays on the calling thread while the BLAS threads spin, which makes
-the choice depend on the load). A sum added in another order differs in its last bits,
+and add the partial sums in an order that depends on how many threads run it. A sum added in another order differs in its last bits,
 and a training run amplifies such a difference step after step (one ``warmup`` run of
 80 steps ended at 1.96882 on one thread and 1.96895 on two; over 150 steps and
 unstable cells, a re-run found differences up to 0.09). On one thread every sum is

@@ -21,7 +21,6 @@ import numpy as np
 from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.kernels.reduction import sum_leading
-from minigrad.kernels.runtime import matmul
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot"]
@@ -37,7 +36,7 @@ class Linear(Function):
     def forward(ctx, x, weight, bias):
         in_features = weight._data.shape[1]
         x2 = x._data.reshape(_rows(x._data.shape), in_features)  # (N, in)
-        y = matmul(x2, weight._data.T)  # (N, out), small products on one BLAS thread
+        y = x2 @ weight._data.T  # (N, out)
         if bias is not None:
             y += bias._data
         ctx.save_for_backward(x, weight)
@@ -67,8 +66,8 @@ class Linear(Function):
         out_features, in_features = weight.shape
         rows = _rows(x.shape)
         g2 = g.reshape(rows, out_features)  # (N, out)
-        gx = matmul(g2, weight).reshape(x.shape) if x_needs else None  # (N, in)
-        gw = matmul(g2.T, x.reshape(rows, in_features)) if w_needs else None  # (out, in)
+        gx = (g2 @ weight).reshape(x.shape) if x_needs else None  # (N, in)
+        gw = g2.T @ x.reshape(rows, in_features) if w_needs else None  # (out, in)
         gb = sum_leading(g2, 1) if b_needs else None  # (out,), a BLAS product too
         return gx, gw, gb
 
