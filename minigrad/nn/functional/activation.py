@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.reduction import Softmax
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -232,32 +233,24 @@ def _dim_arg(name: str, dim, dtype, x: Tensor) -> Tensor:
     return x if dtype is None else x.to(dtype)
 
 
-class RowSoftmax(Function):
-    """``Tensor.softmax`` over the last dim, as one Numba pass per row: attention's row
-    kernels (``minigrad/kernels/attention.py``) with no mask, scale 1 and a row of all
-    ``-inf`` giving NaN, as the composite does.
-
-    Forward ``y_i = exp(x_i - m) / sum_j exp(x_j - m)``, ``m = max_j x_j``; backward
-    ``dx_i = y_i (dy_i - sum_j dy_j y_j)``. NumPy makes six passes over the scores (max,
-    subtract, exp, sum, divide, and a copy for each temporary); the kernel reads a row
-    once, and the backward is one pass too. A recorded backward (``create_graph``) is the
-    same formula in Tensor operations.
+class RowSoftmax(Softmax):
+    """``Tensor.softmax`` over the last dim, its forward and array backward as one Numba
+    pass per row: attention's row kernels (``minigrad/kernels/attention.py``) with no
+    mask, scale 1, and NaN for a row of all ``-inf``, as the composite gives. NumPy
+    makes six passes over the scores; the kernel reads a row once. The formulas, and the
+    recorded backward (``create_graph``), are ``Softmax``'s.
     """
 
     @staticmethod
-    def forward(ctx, x):
+    def forward(ctx, x, dim):
         from minigrad.kernels import attention  # lazy: numba
 
         y = np.array(x._data, order="C")  # the kernel writes the weights over its input
         empty = np.empty((0, 0, 0, 0), dtype=y.dtype)
-        attention.softmax_forward(_rows(y), empty, empty, 1.0, False, empty, math.nan)
+        attention.softmax_forward(_blocks(y), empty, empty, 1.0, False, empty, math.nan)
         ctx.save_for_backward(y)
+        ctx.dim = dim
         return y
-
-    @staticmethod
-    def backward(ctx, g):
-        (y,) = ctx.saved_tensors
-        return y * (g - (g * y).sum(-1, keepdim=True))
 
     @staticmethod
     def backward_array(ctx, g):
@@ -265,13 +258,14 @@ class RowSoftmax(Function):
 
         (y,) = ctx.saved_arrays
         dx = np.array(g, dtype=y.dtype, order="C")  # written over: g may be shared
-        attention.softmax_backward(_rows(y), _rows(y[..., :0]), _rows(dx), 1.0, False)
-        return dx
+        empty = np.empty((0, 0, 0, 0), dtype=y.dtype)
+        attention.softmax_backward(_blocks(y), empty, _blocks(dx), 1.0, False)
+        return dx, None
 
 
-def _rows(a: np.ndarray) -> np.ndarray:
-    """``a`` as the kernels' [1, 1, rows, length] blocks (an empty array stays empty)."""
-    return a.reshape(1, 1, -1, a.shape[-1]) if a.size else np.empty((0, 0, 0, 0), a.dtype)
+def _blocks(a: np.ndarray) -> np.ndarray:
+    """A C-contiguous ``a`` as the kernels' [1, 1, rows, length] blocks (a view)."""
+    return a.reshape(1, 1, -1, a.shape[-1])
 
 
 def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
@@ -290,7 +284,7 @@ def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noq
         and isinstance(dim, (int, np.integer))
         and dim in (-1, x._data.ndim - 1)
     )
-    return RowSoftmax.apply(x) if fused else x.softmax(dim)
+    return RowSoftmax.apply(x, -1) if fused else x.softmax(dim)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
