@@ -253,12 +253,19 @@ def _accumulate_tensor(leaf, g) -> None:
 
 
 def _retain(node, grad, create_graph: bool) -> None:
-    """Accumulate the gradient of a non-leaf tensor that called ``retain_grad()`` into
-    its ``.grad``, as a leaf's (the first one a copy: the same array goes on through the
-    node's backward)."""
+    """Accumulate the gradient of a non-leaf tensor that called ``retain_grad()``: the
+    first one a copy (the same array goes on through the node's backward), later ones
+    summed into a new tensor, as PyTorch does (a ``.grad`` taken earlier keeps its
+    values; only a leaf's ``.grad`` is added into in place)."""
     t = node._retained()
-    if t is not None:
-        (_accumulate_tensor if create_graph else _accumulate_array)(t, grad)
+    if t is None:
+        return
+    if create_graph:
+        _accumulate_tensor(t, grad)  # a clone, then ``old + g``: never in place
+    elif t._grad is None:
+        t._grad = _wrap_grad(grad.copy())
+    else:
+        t._grad = _wrap_grad(t._grad._data + grad)
 
 
 def mark_retained(tensor) -> None:

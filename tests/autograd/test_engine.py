@@ -398,3 +398,17 @@ def test_in_place_updates_of_one_grad_change_nothing_else():
     mg.autograd.backward([(s * 1.0 + t).sum(), t], [None, mg.ones(2, dtype=mg.float64)])
     _bump(s)
     np.testing.assert_array_equal(t.grad.numpy(), [2.0, 2.0])
+
+
+def test_a_retained_gradient_accumulates_into_a_new_tensor():
+    # PyTorch: a non-leaf's retained .grad is `old + new`, a new tensor, so a .grad taken
+    # after the first backward keeps its values (a leaf's is added into in place).
+    x = mg.ones(3, requires_grad=True)
+    y = x * 2.0
+    y.retain_grad()
+    (y * 3.0).sum().backward(retain_graph=True)
+    first = y.grad
+    (y * 3.0).sum().backward()
+    np.testing.assert_array_equal(first.numpy(), [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [6.0, 6.0, 6.0])
+    assert y.grad is not first
