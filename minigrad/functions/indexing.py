@@ -21,14 +21,12 @@ def normalize_index(key):
     Tensors and lists become arrays; anything that is an array makes the index
     "advanced" (it may repeat elements, and always copies).
     """
-    from minigrad.tensor import Tensor
-
     if not isinstance(key, tuple):
         key = (key,)
     out = []
-    advanced = False
+    advanced = has_ellipsis = False
     for k in key:
-        if isinstance(k, Tensor):
+        if isinstance(k, _function.Tensor):
             k = k._data
         elif isinstance(k, list):
             k = np.asarray(k)
@@ -38,10 +36,12 @@ def normalize_index(key):
                     f"index: tensors used as indices must be integer or bool, got {k.dtype}"
                 )
             advanced = True
-        elif k is not None and k is not Ellipsis and not isinstance(k, (int, np.integer, slice)):
+        elif k is Ellipsis:
+            has_ellipsis = True
+        elif k is not None and not isinstance(k, (int, np.integer, slice)):
             raise IndexError(f"index: unsupported index element {k!r}")
         out.append(k)
-    if not advanced and not any(k is Ellipsis for k in out):
+    if not advanced and not has_ellipsis:
         out.append(Ellipsis)  # x[1] of a 1-d array is then a 0-d view, not a copied scalar
     return tuple(out), advanced
 

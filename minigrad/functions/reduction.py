@@ -22,6 +22,8 @@ def normalize_dims(dim, ndim: int, name: str = "dim") -> tuple:
     """``dim`` (None, an int or a sequence) as a sorted tuple of non-negative axes."""
     if dim is None:
         return tuple(range(ndim))
+    if type(dim) is int and -ndim <= dim < ndim:  # the usual call: one dim, in range
+        return (dim % ndim,)
     if isinstance(dim, (int, np.integer)):
         dims = (dim,)
     elif isinstance(dim, (tuple, list)):
