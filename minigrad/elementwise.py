@@ -24,6 +24,7 @@ from minigrad.functions.arithmetic import promote
 from minigrad.functions.elementwise import ALIASES, BINARY, TABLE, UNARY, Op
 from minigrad.functions.errors import DtypeError
 from minigrad.functions.pointwise import FUNCTIONS, check_differentiable, evaluate
+from minigrad.tensor import Tensor, as_tensor  # imported at the end of minigrad.tensor
 
 #: Entries that are ``torch.special`` functions only (no Tensor method, no ``torch.X``).
 SPECIAL_ONLY = frozenset(
@@ -105,8 +106,6 @@ def _params(op: Op, args: tuple, kwargs: dict) -> tuple:
 def _run(op: Op, tensors: tuple, params: tuple):
     """The table's Function on ``tensors``; a result without gradient for entries
     that have no derivative."""
-    from minigrad.tensor import Tensor
-
     if op.grads is None:
         check_differentiable(op, tensors)
         return Tensor._make(evaluate(op, tuple(t._data for t in tensors), params), False, None)
@@ -115,8 +114,6 @@ def _run(op: Op, tensors: tuple, params: tuple):
 
 def _scalar_tensor(number, like):
     """A Python number as a 0-d tensor of the dtype ``like (op) number`` has."""
-    from minigrad.tensor import Tensor
-
     if isinstance(number, np.generic):
         number = number.item()
     dtype = dtypes.scalar_result_type(like._data.dtype, number)
@@ -125,8 +122,6 @@ def _scalar_tensor(number, like):
 
 def binary_operands(op: Op, a, b) -> tuple:
     """Two tensors of one dtype for ``op(a, b)`` (numbers take the other's dtype)."""
-    from minigrad.tensor import Tensor, as_tensor
-
     if isinstance(b, _Number) and isinstance(a, Tensor):
         b = _scalar_tensor(b, a)
     elif isinstance(a, _Number) and isinstance(b, Tensor):
@@ -138,8 +133,6 @@ def binary_operands(op: Op, a, b) -> tuple:
 def call(name: str, input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
     """The table's ``name`` (or an alias) on ``input`` (and ``other``, for a binary op)
     with the entry's extra arguments: what every generated method and function runs."""
-    from minigrad.tensor import as_tensor
-
     op = TABLE[ALIASES.get(name, name)]
     if op.arity == 2:
         if args:
