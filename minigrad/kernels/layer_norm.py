@@ -21,8 +21,6 @@ chunk and serial-twin conventions are those of ``kernels/__init__.py``):
   (``error_model="numpy"``: 1/0 is inf, not ZeroDivisionError).
 - dweight / dbias: each chunk of rows sums into its own float64 row of ``partial``
   (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``).
-- Rows of ``WIDE_ROWS`` values or more take the backward four rows at a time
-  (``_wide_rows``): their block sums do not fit in L1.
 """
 
 import math
@@ -40,7 +38,6 @@ _BACKWARD = both_floats(
     "float64[:, :, ::1])"
 )
 BLOCK_ROWS = 4  # rows whose dweight / dbias terms are added in x's dtype (see below)
-WIDE_ROWS = 2048  # rows at least this wide go four at a time (_wide_rows)
 
 
 @numba.njit(inline="always", **_JIT)
@@ -82,56 +79,6 @@ def _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
                 block_b[j] = 0.0
 
 
-@numba.njit(inline="always", **_JIT)
-def _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db):
-    """``_rows`` for rows of at least ``WIDE_ROWS`` values: four rows at a time.
-
-    A wide row's block sums in ``_rows`` do not stay in L1 (4096 values: 32 KB), and
-    adding a row's terms to them costs a load and a store per value. Here a group of
-    four rows gets its rows' two sums first (a pass per row), then one pass along the
-    four rows writes their dx and adds each column's four terms (in x's dtype, in row
-    order: ``_rows``' blocks) straight into ``dw`` and ``db``; the last rows (fewer than
-    four) go to ``_rows``. The same dweight / dbias bits as ``_rows`` (dx may differ in
-    its last bit: the row sums are added in another order). Faster from ``WIDE_ROWS``
-    values a row, slower below (``docs/benchmarks.md``).
-    """
-    n = x.shape[1]
-    c1 = np.empty(BLOCK_ROWS, x.dtype)
-    c2 = np.empty(BLOCK_ROWS, x.dtype)
-    zero = x.dtype.type(0.0)
-    for i0 in range(lo, hi, BLOCK_ROWS):
-        if hi - i0 < BLOCK_ROWS:
-            _rows(dy, x, weight, mean, rstd, i0, hi, need_dx, dx, dw, db)
-            break
-        for r in range(BLOCK_ROWS):
-            m = mean[i0 + r]
-            rs = rstd[i0 + r]
-            sum_g = 0.0
-            sum_g_xhat = 0.0
-            for j in range(n):
-                g = dy[i0 + r, j] * weight[j]
-                sum_g += g
-                sum_g_xhat += g * ((x[i0 + r, j] - m) * rs)
-            c1[r] = x.dtype.type(sum_g / n)
-            c2[r] = x.dtype.type(sum_g_xhat / n)
-        m0, m1, m2, m3 = mean[i0], mean[i0 + 1], mean[i0 + 2], mean[i0 + 3]
-        r0, r1, r2, r3 = rstd[i0], rstd[i0 + 1], rstd[i0 + 2], rstd[i0 + 3]
-        for j in range(n):  # BLOCK_ROWS = 4 spelled out, so that LLVM keeps four streams
-            wj = weight[j]
-            d0, d1, d2, d3 = dy[i0, j], dy[i0 + 1, j], dy[i0 + 2, j], dy[i0 + 3, j]
-            x0 = (x[i0, j] - m0) * r0
-            x1 = (x[i0 + 1, j] - m1) * r1
-            x2 = (x[i0 + 2, j] - m2) * r2
-            x3 = (x[i0 + 3, j] - m3) * r3
-            if need_dx:
-                dx[i0, j] = r0 * (d0 * wj - c1[0] - x0 * c2[0])
-                dx[i0 + 1, j] = r1 * (d1 * wj - c1[1] - x1 * c2[1])
-                dx[i0 + 2, j] = r2 * (d2 * wj - c1[2] - x2 * c2[2])
-                dx[i0 + 3, j] = r3 * (d3 * wj - c1[3] - x3 * c2[3])
-            dw[j] += (((zero + d0 * x0) + d1 * x1) + d2 * x2) + d3 * x3
-            db[j] += (((zero + d0) + d1) + d2) + d3
-
-
 @kernel(_FORWARD, parallel=True, **_JIT)
 def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
     """Write ``y`` ([rows, n]) and each row's ``mean`` and ``rstd`` ([rows])."""
@@ -162,17 +109,14 @@ def layer_norm_backward(dy, x, weight, mean, rstd, rows_per_chunk, need_dx, dx, 
     of rows [k * rows_per_chunk, (k + 1) * rows_per_chunk) into ``partial[k, 0]`` and
     ``partial[k, 1]`` (``partial`` [chunks, 2, n], float64)."""
     for k in numba.prange(partial.shape[0]):
-        rows, n = x.shape
+        rows = x.shape[0]
         dw = partial[k, 0]
         db = partial[k, 1]
         dw[:] = 0.0
         db[:] = 0.0
         lo = k * rows_per_chunk
         hi = min(rows, lo + rows_per_chunk)
-        if n >= WIDE_ROWS:
-            _wide_rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
-        else:
-            _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
+        _rows(dy, x, weight, mean, rstd, lo, hi, need_dx, dx, dw, db)
 
 
 # ------------------------------------------------------------------- the Python wrappers
