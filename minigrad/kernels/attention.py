@@ -23,8 +23,9 @@ Design notes (float32; the measurements are in ``docs/benchmarks.md``):
 - A row whose every key is masked (maximum ``-inf``) gets the caller's ``dead`` value:
   attention passes 0, so the row's output is zero and no gradient flows through it (as
   PyTorch's SDPA does); ``F.softmax`` passes NaN (0/0, as PyTorch's softmax gives).
-- The kernels are serial: they always run right after a matrix product, while
-  OpenBLAS's idle workers spin on the other core. ``bias`` and ``keep`` are absent when
+- The kernels are serial: in attention they run right after a matrix product, while
+  OpenBLAS's idle workers spin on the other core (``F.softmax`` runs them too, usually
+  between products as well). ``bias`` and ``keep`` are absent when
   empty; ``bias`` may have any strides (a broadcast mask has stride 0).
 """
 

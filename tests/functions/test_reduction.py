@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad.functions.reduction import normalize_dims
 
 SHAPE = (2, 3, 4)
 DIMS = [None, 0, -1, 1, (0, 2), (-1, 0), (0, 1, 2)]
@@ -264,3 +265,22 @@ def test_repeated_dim_raises():
 def test_non_integer_dim_raises():
     with pytest.raises(TypeError, match="dim"):
         mg.ones(2, 3).sum(1.0)
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3])
+@pytest.mark.parametrize("kind", [int, np.int64])
+def test_every_dim_in_and_out_of_range(ndim, kind):
+    """Every dim from -ndim-2 to ndim+1, as a Python int and a NumPy integer: the in-range
+    ones reduce that axis (a 0-d tensor takes 0 and -1, as PyTorch), the others raise
+    IndexError (PyTorch's class)."""
+    shape = (2, 3, 4)[:ndim]
+    x = mg.tensor(np.arange(float(np.prod(shape))).reshape(shape))
+    valid = max(ndim, 1)
+    for d in range(-valid - 2, valid + 2):
+        if -valid <= d < valid:
+            assert normalize_dims(kind(d), ndim) == (d % valid,)  # non-negative, sorted
+            expected = x.numpy().sum(axis=d % ndim if ndim else None)
+            np.testing.assert_array_equal(x.sum(dim=kind(d)).numpy(), expected)
+        else:
+            with pytest.raises(IndexError):
+                x.sum(dim=kind(d))
