@@ -17,38 +17,19 @@ import math as _math
 
 import numpy as _np
 
-from minigrad import settings as _settings  # torch.set_default_dtype, torch.finfo, ...
+# PyTorch's surface, attached here and nowhere else: every Tensor method written outside
+# tensor.py (x.sin, x.scatter_add, x.add(y, alpha=2), ...), the mg.* functions of the same
+# modules, and PyTorch's module paths whose code is in minigrad/surface/ (minigrad.special,
+# minigrad.autograd.functional, ...). docs/tensor-methods.md says where each is defined.
+from minigrad import surface as _surface  # noqa: E402, I001  (after Tensor, by design)
 from minigrad.autograd import (
     Function,
     enable_grad,
+    inference_mode,
     is_grad_enabled,
+    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
-)
-from minigrad.compat import (  # PyTorch names: torch.compile, torch.einsum, ...
-    allclose,
-    argsort,
-    bmm,
-    compile,
-    cumsum,
-    einsum,
-    flip,
-    get_float32_matmul_precision,
-    index_select,
-    inference_mode,
-    is_inference_mode_enabled,
-    isfinite,
-    isinf,
-    isnan,
-    numel,
-    outer,
-    pow,
-    roll,
-    set_float32_matmul_precision,
-    sort,
-    square,
-    topk,
-    unbind,
 )
 from minigrad.creation import (
     arange,
@@ -116,6 +97,7 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
     chunk,
     clamp,
     clip,
+    einsum,
     flatten,
     gather,
     log_softmax,
@@ -142,17 +124,39 @@ from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x),
 )
 from minigrad.random import Generator, get_rng_state, manual_seed, set_rng_state
 from minigrad.serialization import load, save
-from minigrad.surface import functions as _surface_functions
+from minigrad.surface import settings as _settings  # torch.set_default_dtype, torch.finfo, ...
+from minigrad.surface.compat import (  # PyTorch names: torch.compile, torch.einsum, ...
+    allclose,
+    argsort,
+    bmm,
+    compile,
+    cumsum,
+    flip,
+    get_float32_matmul_precision,
+    index_select,
+    isfinite,
+    isinf,
+    isnan,
+    numel,
+    outer,
+    pow,
+    roll,
+    set_float32_matmul_precision,
+    sort,
+    square,
+    topk,
+    unbind,
+)
 from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
 from minigrad.unsupported import error as _unsupported_error
 
+_surface.attach(Tensor)
+globals().update(_surface.functions())
+globals().update({name: getattr(_settings, name) for name in _settings.__all__})
+
 install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
 install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
-
-# mg.sin, mg.atan2, mg.cummax, mg.scatter_add, ...: see minigrad/surface.py
-globals().update(_surface_functions())
-globals().update({name: getattr(_settings, name) for name in _settings.__all__})
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 dtype = _np.dtype  # torch.dtype: the class of mg.float32, mg.int64, ... (NumPy's)
@@ -165,8 +169,8 @@ __version__ = "0.1.0"
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
 _LAZY_MODULES = (
-    "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "special",
-    "version", "functional", "types", "return_types", "torch_version", "testing", "contrib",
+    "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "version",
+    "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
@@ -261,7 +265,7 @@ __all__ = [
     "uint16",
     "uint32",
     "uint64",
-    # settings and dtype facts (minigrad/settings.py)
+    # settings and dtype facts (minigrad/surface/settings.py)
     *_settings.__all__,
     # operations as functions
     "amax",
@@ -272,6 +276,7 @@ __all__ = [
     "chunk",
     "clamp",
     "clip",
+    "einsum",
     "flatten",
     "gather",
     "log_softmax",
@@ -304,7 +309,9 @@ __all__ = [
     "gradcheck_graph",
     "gradcheck_module",
     "gradgradcheck",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
     # random state, checkpoints, threads and memory
@@ -317,18 +324,15 @@ __all__ = [
     "keep_freed_memory",
     "set_num_threads",
     "use_threading_layer",
-    # PyTorch-compatibility (minigrad/compat.py)
+    # PyTorch-compatibility (minigrad/surface/compat.py)
     "allclose",
     "argsort",
     "bmm",
     "compile",
     "cumsum",
-    "einsum",
     "flip",
     "get_float32_matmul_precision",
     "index_select",
-    "inference_mode",
-    "is_inference_mode_enabled",
     "isfinite",
     "isinf",
     "isnan",
@@ -347,6 +351,6 @@ __all__ = [
     "nan",
     "newaxis",
     "pi",
-    # the elementwise table, reductions and scans, the indexing family (minigrad/surface.py)
-    *_surface_functions(),
+    # the elementwise table, reductions and scans, the indexing family (minigrad/surface/)
+    *_surface.functions(),
 ]

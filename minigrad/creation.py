@@ -15,8 +15,8 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad import random as _random
-from minigrad._format import shape_str
 from minigrad.devices import check_device
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, _size_args
 from minigrad.tensor import as_tensor as _as_tensor
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
+from minigrad.functions.einsum import Einsum, check_sizes, parse
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, _with_scalar, as_tensor
 
 
@@ -78,6 +79,18 @@ def matmul(a, b) -> Tensor:
     return A.matmul(a, b)
 
 
+def einsum(equation: str, *operands) -> Tensor:
+    """``mg.einsum("bij,bjk->bik", a, b)``: sums of products named by subscripts
+    (``...`` and the implicit output included); differentiable in every operand."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    operands = [as_tensor(t) for t in operands]
+    subs, out = parse(equation, [t.ndim for t in operands])
+    check_sizes(equation, subs, [t.shape for t in operands])
+    dtype = np.result_type(*[t.dtype for t in operands])
+    return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
+
+
 def _method(name: str):
     def fn(input, *args, **kwargs):  # noqa: A002
         return getattr(as_tensor(input), name)(*args, **kwargs)
@@ -93,7 +106,7 @@ _METHODS = (
     "chunk"
 ).split()
 
-__all__ = ["cat", "stack", "where", "matmul", "clip", *_METHODS]
+__all__ = ["cat", "stack", "where", "matmul", "einsum", "clip", *_METHODS]
 
 for _name in _METHODS:
     globals()[_name] = _method(_name)

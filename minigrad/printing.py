@@ -1,12 +1,30 @@
-"""How ``repr(tensor)`` writes numbers, and ``mg.set_printoptions`` to change it.
+"""How minigrad writes values as text: shapes and dtypes in messages (one helper each,
+shared by every error and report), and the numbers of ``repr(tensor)`` with
+``mg.set_printoptions`` to change them.
 
-The options are PyTorch's (precision, threshold, edgeitems, linewidth, sci_mode and
+The print options are PyTorch's (precision, threshold, edgeitems, linewidth, sci_mode and
 the three profiles); NumPy's ``array2string`` does the writing with them.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+
+def shape_str(shape) -> str:
+    """``(2, 3)`` -> ``"[2, 3]"``: a shape written as PyTorch writes it in messages."""
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+_TORCH_DTYPE_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+                      "uint8": "Byte", "bool": "Bool", "float16": "Half", "float32": "Float",
+                      "float64": "Double"}  # fmt: skip
+
+
+def torch_dtype_name(dtype) -> str:
+    """``float32`` -> ``"Float"``: a dtype named as PyTorch names it in messages."""
+    return _TORCH_DTYPE_NAMES.get(str(dtype), str(dtype))
+
 
 _PROFILES = {
     "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},

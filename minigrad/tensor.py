@@ -19,7 +19,6 @@ import numpy as np
 
 from minigrad import dtypes, printing
 from minigrad import random as _random
-from minigrad._format import shape_str
 from minigrad.autograd import engine, hooks, inplace, views
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
@@ -29,6 +28,7 @@ from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
 from minigrad.functions import unary as U
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str
 
 _Number = (int, float, np.integer, np.floating, bool, np.bool_)
 
@@ -628,8 +628,8 @@ class Tensor:
 
     clip = clamp
 
-    # the elementwise table (sin, exp, atan2, maximum, ...) is attached at the end of
-    # this file: see minigrad/elementwise.py
+    # the elementwise table (sin, exp, atan2, maximum, ...) and the rest of PyTorch's
+    # Tensor methods are attached by minigrad/__init__.py: see minigrad/surface/
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
@@ -959,6 +959,15 @@ class Tensor:
 
     clip_ = clamp_
 
+    def tril_(self, diagonal: int = 0) -> Tensor:
+        return self._inplace("tril_", self.tril(diagonal))
+
+    def triu_(self, diagonal: int = 0) -> Tensor:
+        return self._inplace("triu_", self.triu(diagonal))
+
+    def cumsum_(self, dim: int, dtype=None) -> Tensor:
+        return self._inplace("cumsum_", self.cumsum(dim, dtype))
+
     def masked_fill_(self, mask, value) -> Tensor:
         mask = _operand(mask)
         if np.asarray(mask).dtype != np.bool_:
@@ -1284,13 +1293,6 @@ class Tensor:
             )
         return self.reshape(-1, 1) * other.reshape(1, -1)
 
-    def norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-        """``torch.norm(self, ...)``: the ``p``-norm over ``dim`` (all elements by
-        default); ``"fro"`` is the 2-norm, ``"nuc"`` the nuclear norm of a matrix."""
-        from minigrad.linalg_names import norm
-
-        return norm(self, p, dim, keepdim, dtype=dtype)
-
     def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
         from minigrad.creation import multinomial
 
@@ -1392,10 +1394,3 @@ def as_tensor(x, dtype=None) -> Tensor:
 
 
 _bind_tensor(Tensor)
-
-# Methods written outside this file: the elementwise table (sin, atan2, ..., in-place
-# variants, & | ^ ~ % //), reductions and scans (prod, cummax, ...), the indexing family
-# (scatter, index_add, diagonal, ...). See minigrad/surface.py.
-from minigrad import surface as _surface  # noqa: E402
-
-_surface.attach_methods(Tensor)

@@ -28,8 +28,8 @@ import subprocess
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.engine import run_backward
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
+from minigrad.surface import MODULE_PATHS
 
 PATHS = [
     "functional",
@@ -27,8 +28,11 @@ PATHS = [
 ]
 
 
-#: paths answered by a module of another name (the checker sits above autograd)
+#: paths answered by a module of another name: the checker sits above autograd, and
+#: PyTorch's namespaces that are only names live in minigrad/surface/
 ALIASES = {"autograd.gradcheck": "gradcheck"}
+ALIASES.update({path.removeprefix("minigrad."): m.__name__.removeprefix("minigrad.")
+                for path, m in MODULE_PATHS.items()})  # fmt: skip
 
 
 @pytest.mark.parametrize("path", PATHS)

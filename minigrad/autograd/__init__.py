@@ -14,7 +14,14 @@ from minigrad.autograd.api import (
     set_multithreading_enabled,
 )
 from minigrad.autograd.function import Function
-from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from minigrad.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from minigrad.autograd.recording import graph_recording
 
 #: Names re-exported from minigrad.gradcheck on first access (not imported here: the
@@ -31,23 +38,14 @@ _GRADCHECK_NAMES = (
 )
 
 
-#: Names loaded on first access: (module, attribute); these modules import minigrad.tensor,
-#: which imports this package, so they cannot be imported here.
-_LAZY = {
-    "functional": ("minigrad.autograd.functional", None),
-    "variable": ("minigrad.autograd.variable", None),
-    "Variable": ("minigrad.autograd.variable", "Variable"),
-    "inference_mode": ("minigrad.compat", "inference_mode"),
-    # By its module name: the attribute minigrad.gradcheck is the function.
-    **{name: ("minigrad.gradcheck", name) for name in _GRADCHECK_NAMES},
-}
+# ``torch.autograd.functional`` (jacobian, hessian, ...) and ``Variable`` are PyTorch's
+# breadth, not the engine: they live in ``minigrad/surface/`` and are set on this package
+# by ``minigrad/__init__.py`` (``surface.attach``).
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        module, attribute = _LAZY[name]
-        loaded = importlib.import_module(module)
-        return loaded if attribute is None else getattr(loaded, attribute)
+    if name in _GRADCHECK_NAMES:  # by its module name: minigrad.gradcheck is the function
+        return getattr(importlib.import_module("minigrad.gradcheck"), name)
     from minigrad.unsupported import error
 
     raise error("autograd", name)
@@ -59,6 +57,8 @@ __all__ = [
     "enable_grad",
     "grad",
     "graph_recording",
+    "inference_mode",
+    "is_inference_mode_enabled",
     "is_grad_enabled",
     "is_multithreading_enabled",
     "set_multithreading_enabled",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.engine import run_backward
+from minigrad.printing import shape_str
 
 
 def _as_list(x) -> list:

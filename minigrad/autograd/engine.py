@@ -32,10 +32,10 @@ import weakref
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd import function as _function
 from minigrad.autograd.grad_mode import _state
 from minigrad.autograd.hooks import run_grad_hooks, run_post_accumulate_hooks
+from minigrad.printing import shape_str
 
 _ndarray = np.ndarray
 _wrap_grad = _function._wrap  # an array as a Tensor outside any graph

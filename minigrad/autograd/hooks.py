@@ -19,7 +19,7 @@ import itertools
 
 import numpy as np
 
-from minigrad._format import shape_str
+from minigrad.printing import shape_str
 
 _ids = itertools.count()
 

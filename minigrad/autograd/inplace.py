@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str, torch_dtype_name
 from minigrad.autograd import function, views
 from minigrad.autograd.function import Function, _wrap
 from minigrad.autograd.grad_mode import _state, no_grad
+from minigrad.printing import shape_str, torch_dtype_name
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integers < floats
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.indexing import Where
+from minigrad.printing import shape_str
 
 
 # ------------------------------------------------------------------ tensor (op) tensor

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str
 
 
 def broadcast_error(op: str, a, b) -> ShapeError:

@@ -9,7 +9,7 @@ Everything else is generated from this table, in one place each:
 
 - ``functions/pointwise.py``: one ``Function`` class per entry (forward, ``backward``
   on Tensors and ``backward_array`` on arrays, both evaluating the same formula);
-- ``minigrad/elementwise.py``: the Tensor methods (``x.tan()``), their in-place
+- ``minigrad/surface/elementwise.py``: the Tensor methods (``x.tan()``), their in-place
   variants (``x.tan_()``), the functions ``mg.tan(x)`` and ``mg.special.*``;
 - ``docs/derivatives.md``: this table as a reference page (``tools/derivatives_doc.py``);
 - ``tests/functions/test_opinfo.py``: each entry checked against PyTorch and by gradcheck.

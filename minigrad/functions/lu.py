@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.autograd.function import Function
+from minigrad.functions.constant import constant
 from minigrad.functions.linalg import Solve, as_stack
 from minigrad.functions.shape import Cat
 

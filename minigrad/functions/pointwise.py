@@ -80,7 +80,7 @@ def _tensor_where(cond, a, b):
 
 
 def _tensor_zeros_like(g):
-    from minigrad._constant import constant
+    from minigrad.functions.constant import constant
 
     return constant(np.zeros_like(g._data))
 
@@ -240,7 +240,7 @@ def _constant_op(op: Op):
     """A table function without derivative, on Tensors: a result that carries no gradient."""
 
     def fn(*tensors):
-        from minigrad._constant import constant
+        from minigrad.functions.constant import constant
 
         check_differentiable(op, tensors)
         return constant(evaluate(op, tuple(t._data for t in tensors), ()))

@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.autograd.function import Function
+from minigrad.functions.constant import constant
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.indexing import Where
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str
 
 
 class Reshape(Function):

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.autograd.function import Function
+from minigrad.functions.constant import constant
 
 
 class Clamp(Function):

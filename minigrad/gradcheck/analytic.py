@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.autograd.grad_mode import enable_grad
+from minigrad.functions.constant import constant
 from minigrad.gradcheck.options import as_tuple, machine_eps
 
 

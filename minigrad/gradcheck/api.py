@@ -14,10 +14,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from minigrad._constant import constant
-from minigrad._format import shape_str
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
+from minigrad.functions.constant import constant
 from minigrad.gradcheck.graph import gradcheck_graph
 from minigrad.gradcheck.options import (
     DEFAULT_EPS,
@@ -29,6 +28,7 @@ from minigrad.gradcheck.options import (
 )
 from minigrad.gradcheck.report import GradcheckError, GradcheckResult, GradcheckWarning
 from minigrad.gradcheck.run import low_precision_note, run_check
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = ["finish", "gradcheck", "gradgradcheck"]

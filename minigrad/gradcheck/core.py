@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.autograd.api import grad
 from minigrad.autograd.grad_mode import enable_grad, no_grad
+from minigrad.functions.constant import constant
 
 
 def perturbed(evaluate, flat: np.ndarray, k: int, offsets) -> tuple[list, list]:

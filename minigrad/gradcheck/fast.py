@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
+from minigrad.functions.constant import constant
 from minigrad.gradcheck.analytic import dense, max_difference
 from minigrad.gradcheck.numeric import analyse_directional, directional_values, output_scale
 from minigrad.gradcheck.options import machine_eps

@@ -30,7 +30,7 @@ import contextlib
 
 import numpy as np
 
-from minigrad._constant import constant
+from minigrad.functions.constant import constant
 from minigrad.gradcheck.api import finish, warn_low_precision
 from minigrad.gradcheck.graph import gradcheck_graph
 from minigrad.gradcheck.options import DEFAULT_EPS, Target, make_options

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import enable_grad
+from minigrad.functions.constant import constant
 from minigrad.gradcheck.options import DEFAULT_EPS, Target, make_options
 from minigrad.gradcheck.run import run_check
 from minigrad.random import get_rng_state, set_rng_state

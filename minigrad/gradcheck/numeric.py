@@ -59,10 +59,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.gradcheck.core import perturbed
 from minigrad.gradcheck.options import as_tuple
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 #: Columns refined at random to measure how the function amplifies rounding.

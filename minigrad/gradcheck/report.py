@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from minigrad._format import shape_str
+from minigrad.printing import shape_str
 
 #: How each verdict appears in the table.
 LABELS = {

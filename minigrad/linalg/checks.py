@@ -7,8 +7,8 @@ a ``TypeError``, the class minigrad raised before).
 
 from __future__ import annotations
 
-from minigrad._format import torch_dtype_name as _torch_name
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import torch_dtype_name as _torch_name
 from minigrad.tensor import Tensor, as_tensor
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
+from minigrad.functions.constant import constant
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError, as_stack
 from minigrad.linalg import return_types as rt

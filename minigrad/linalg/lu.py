@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
 from minigrad.functions import lu as LU_
+from minigrad.functions.constant import constant
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
 from minigrad.linalg import return_types as rt

@@ -35,8 +35,7 @@ import math
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._constant import constant
-from minigrad._format import shape_str
+from minigrad.functions.constant import constant
 from minigrad.nn import init
 from minigrad.nn.functional.attention import (
     as_mask,
@@ -50,6 +49,7 @@ from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.ops import cat
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = ["MultiheadAttention"]

@@ -7,11 +7,11 @@ import math
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.nn import init
 from minigrad.nn.functional.linear import bilinear, linear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = ["Linear", "Identity", "Bilinear"]

@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterator, Mapping
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.autograd.recording import _recording, module_scope
 from minigrad.nn.parameter import Buffer, Parameter
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = ["Module"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.nn.module import Module
 from minigrad.nn.norms.batch_norm import batch_norm, check_values_per_channel
 from minigrad.nn.norms.common import norm_impl, normalized_shape_tuple
@@ -20,6 +19,7 @@ from minigrad.nn.norms.group_norm import group_norm
 from minigrad.nn.norms.layer_norm import layer_norm
 from minigrad.nn.norms.rms_norm import rms_norm
 from minigrad.nn.parameter import Parameter
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = [

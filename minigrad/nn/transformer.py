@@ -29,7 +29,6 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
@@ -37,6 +36,7 @@ from minigrad.nn.functional.activation import gelu, relu, silu
 from minigrad.nn.linear import Identity, Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm, RMSNorm
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = [

@@ -1,11 +1,12 @@
 """``mg.utils.dlpack``: tensors to and from DLPack capsules (zero-copy exchange with
-other array libraries), through NumPy's DLPack support (see ``minigrad/tensor_memory.py``)."""
+other array libraries), through NumPy's DLPack support
+(see ``minigrad/surface/tensor_memory.py``)."""
 
 from __future__ import annotations
 
 import enum
 
-from minigrad.tensor_memory import from_dlpack, to_dlpack
+from minigrad.surface.tensor_memory import from_dlpack, to_dlpack
 
 __all__ = ["DLDeviceType", "from_dlpack", "to_dlpack"]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import minigrad as mg
-from minigrad.elementwise import NO_INPLACE, SPECIAL_ONLY
 from minigrad.functions.elementwise import BINARY, UNARY
+from minigrad.surface.elementwise import NO_INPLACE, SPECIAL_ONLY
 
 FLOATS = ("float32", "float64")
 ALL = ("float32", "float64", "int64", "bool")
@@ -191,7 +191,7 @@ def _table_infos() -> list:
 
 
 def _mg_special(name):
-    from minigrad.elementwise import call
+    from minigrad.surface.elementwise import call
 
     return lambda *ts, **kw: call(name, *ts, **kw)
 
@@ -353,7 +353,7 @@ EXTRA = [
 ]
 
 V = ((4,),)  # one input, a vector
-#: Joining, splitting and products (minigrad/joining.py).
+#: Joining, splitting and products (minigrad/surface/joining.py).
 JOINING = [
     expr("hstack", "lib.hstack([x, y])", (((3, 4), (3, 2)),)),
     expr("vstack", "lib.vstack([x, y])", (((3, 4), (4,)),)),

@@ -18,8 +18,8 @@ import pytest
 
 import minigrad as mg
 import minigrad.nn as nn
-from minigrad._constant import constant
 from minigrad.autograd import Function, graph_recording
+from minigrad.functions.constant import constant
 from minigrad.gradcheck import GradcheckError, gradcheck_graph
 
 B, T, D = 2, 4, 4  # T == D: bugs that mix up axes keep their shapes, as real ones do

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad._constant import constant
+from minigrad.functions.constant import constant
 from minigrad.gradcheck import gradcheck
 
 

@@ -16,10 +16,10 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.autograd as autograd
-from minigrad._constant import constant
-from minigrad._format import shape_str
 from minigrad.autograd import Function
+from minigrad.functions.constant import constant
 from minigrad.gradcheck import api, core
+from minigrad.printing import shape_str
 from minigrad.testing import assert_gradients
 
 PACKAGE = pathlib.Path(mg.__file__).parent

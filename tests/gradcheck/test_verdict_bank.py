@@ -31,7 +31,7 @@ import pytest
 
 import minigrad as mg
 import minigrad.nn as nn
-from minigrad._constant import constant
+from minigrad.functions.constant import constant
 from minigrad.gradcheck import gradcheck, gradcheck_module, gradgradcheck
 
 pytestmark = pytest.mark.filterwarnings("ignore::minigrad.gradcheck.report.GradcheckWarning")

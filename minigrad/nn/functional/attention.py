@@ -45,11 +45,11 @@ import functools
 
 import numpy as np
 
-from minigrad._constant import constant
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.constant import constant
 from minigrad.nn.functional.dropout import dropout_mask
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = ["scaled_dot_product_attention"]

@@ -18,9 +18,10 @@ import math
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
 from minigrad.kernels.reduction import sum_leading
+from minigrad.ops import einsum
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot"]
@@ -247,8 +248,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
 
     Shape: ``(*, in1)`` and ``(*, in2)`` with weight ``(out, in1, in2)`` -> ``(*, out)``.
     """
-    from minigrad.compat import einsum  # the layering: compat sits above nn
-
     x1, x2, w = as_tensor(input1), as_tensor(input2), as_tensor(weight)
     if w.ndim != 3 or x1.shape[-1:] != w.shape[1:2] or x2.shape[-1:] != w.shape[2:]:
         raise RuntimeError(

@@ -32,9 +32,9 @@ import warnings
 
 import numpy as np
 
-from minigrad._constant import constant
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
+from minigrad.functions.constant import constant
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 _NUMPY_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}

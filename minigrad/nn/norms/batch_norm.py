@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._constant import constant
-from minigrad._format import shape_str
+from minigrad.functions.constant import constant
 from minigrad.nn.norms.common import (
     NormFunction,
     affine,
@@ -29,6 +28,7 @@ from minigrad.nn.norms.common import (
     standardize,
     standardize_backward,
 )
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = [

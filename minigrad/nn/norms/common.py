@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.autograd.function import Function
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [

@@ -17,7 +17,6 @@ import math
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.nn.norms.common import (
     NormFunction,
     affine,
@@ -29,6 +28,7 @@ from minigrad.nn.norms.common import (
     standardize,
     standardize_backward,
 )
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = ["GroupNormFunction", "group_norm", "group_norm_backward", "group_norm_forward"]

@@ -1,4 +1,4 @@
-"""Random samples (minigrad/sampling.py): shapes, dtypes and errors as PyTorch's, the
+"""Random samples (minigrad/surface/sampling.py): shapes, dtypes and errors as PyTorch's, the
 distributions checked by their moments on many draws (the streams differ from
 PyTorch's, so values cannot be compared), reproducibility from the seed, the in-place
 fills' in-place contract, and the default generator."""

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import importlib
 
-from minigrad.reductions import Aminmax as aminmax
-from minigrad.reductions import Cummax as cummax
-from minigrad.reductions import Cummin as cummin
-from minigrad.reductions import Kthvalue as kthvalue
-from minigrad.reductions import Median as median
+from minigrad.surface.reductions import Aminmax as aminmax
+from minigrad.surface.reductions import Cummax as cummax
+from minigrad.surface.reductions import Cummin as cummin
+from minigrad.surface.reductions import Kthvalue as kthvalue
+from minigrad.surface.reductions import Median as median
 from minigrad.tensor import MaxMin as max
 from minigrad.tensor import MaxMin as min
 from minigrad.tensor import SortResult as sort

@@ -1,4 +1,4 @@
-"""PyTorch's process-wide settings and dtype facts (minigrad/settings.py)."""
+"""PyTorch's process-wide settings and dtype facts (minigrad/surface/settings.py)."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Creation functions of minigrad/legacy.py, against PyTorch when it is installed."""
+"""Creation functions of minigrad/surface/legacy.py, against PyTorch when it is installed."""
 
 import numpy as np
 import pytest

@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.autograd import inplace, views
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions.strided import AsStrided, offset_in_storage, strided_view
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, _size_args, as_tensor
 
 METHODS = [

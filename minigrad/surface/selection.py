@@ -19,10 +19,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -420,3 +420,8 @@ FUNCTIONS = [name for name in METHODS if name != "unfold"] + [
     "triu_indices",
 ]
 ALIASES = {"moveaxis": "movedim", "swapdims": "swapaxes"}
+#: In-place variants (``x.index_add_(...)`` writes ``x.index_add(...)`` into ``x``).
+INPLACE = (
+    "index_add index_copy index_fill index_put masked_scatter scatter scatter_add "
+    "scatter_reduce"
+).split()

@@ -1,4 +1,4 @@
-"""``torch.X`` forms of Tensor methods (minigrad/function_forms.py): the in-place
+"""``torch.X`` forms of Tensor methods (minigrad/surface/function_forms.py): the in-place
 functions modify their input in place, return it, bump its version counter and are
 recorded in the graph like the in-place methods; ``detach_``, ``fill``, the in-place
 dropouts, ``Tensor.prelu`` / ``hardshrink``."""
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.function_forms import INPLACE_FUNCTIONS
+from minigrad.surface.function_forms import INPLACE_FUNCTIONS
 
 # arguments after the tensor, for the functions that need some
 ARGS = {

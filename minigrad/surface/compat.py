@@ -6,18 +6,12 @@
 - ``mg.set_float32_matmul_precision("high")`` is validated and remembered
   (``get_float32_matmul_precision``), but float32 matmuls are always computed in full
   float32 by NumPy's BLAS; there is no TF32 or bf16 path to switch to.
-- ``mg.inference_mode()`` is ``no_grad`` under PyTorch's name (context manager and
-  decorator); ``inference_mode(False)`` leaves recording as it is.
-- The functional forms ``mg.topk``, ``mg.sort``, ``mg.einsum``, ``mg.bmm`` ... of the
+- The functional forms ``mg.topk``, ``mg.sort``, ``mg.bmm`` ... of the
   tensor methods added for PyTorch programs.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
-from minigrad.autograd.grad_mode import _GradMode, _state
-from minigrad.functions.einsum import Einsum, check_sizes, parse
 from minigrad.tensor import Tensor, as_tensor
 
 _MATMUL_PRECISION = ["highest"]
@@ -53,46 +47,7 @@ def get_float32_matmul_precision() -> str:
     return _MATMUL_PRECISION[0]
 
 
-class inference_mode(_GradMode):  # noqa: N801  (torch.inference_mode)
-    """Disable graph recording, as ``torch.inference_mode``: ``with mg.inference_mode():``,
-    ``@mg.inference_mode()`` or ``@mg.inference_mode``. ``mode=False`` changes nothing.
-
-    (PyTorch's inference tensors also refuse to enter autograd later; minigrad's
-    results are ordinary tensors that do not require grad, as under ``no_grad``.)
-    """
-
-    def __new__(cls, mode=True):
-        self = super().__new__(cls)
-        if callable(mode) and not isinstance(mode, bool):  # bare @mg.inference_mode
-            self._on = True
-            return self(mode)
-        self._on = bool(mode)
-        return self
-
-    @property
-    def _mode(self) -> bool:
-        """The grad mode to set (``_GradMode`` does the rest): off in inference mode;
-        ``inference_mode(False)`` keeps the current one."""
-        return False if self._on else _state.enabled
-
-
-def is_inference_mode_enabled() -> bool:
-    return not _state.enabled
-
-
 # ------------------------------------------------------------------ functional forms
-def einsum(equation: str, *operands) -> Tensor:
-    """``mg.einsum("bij,bjk->bik", a, b)``: sums of products named by subscripts
-    (``...`` and the implicit output included); differentiable in every operand."""
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
-    operands = [as_tensor(t) for t in operands]
-    subs, out = parse(equation, [t.ndim for t in operands])
-    check_sizes(equation, subs, [t.shape for t in operands])
-    dtype = np.result_type(*[t.dtype for t in operands])
-    return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
-
-
 def pow(input, exponent) -> Tensor:  # noqa: A001, A002
     """``input ** exponent``; either may be a number."""
     if isinstance(input, Tensor):

@@ -24,9 +24,9 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
-from minigrad.elementwise import call
 from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str
+from minigrad.surface.elementwise import call
 from minigrad.tensor import Tensor, as_tensor
 
 _Number = (int, float, bool, np.number, np.bool_)
@@ -238,13 +238,13 @@ def where(input, condition, other) -> Tensor:  # noqa: A002
 
 def polygamma(input, n: int) -> Tensor:  # noqa: A002
     """``x.polygamma(n)`` (note the order: ``torch.polygamma(n, x)``)."""
-    from minigrad.special import polygamma as _polygamma
+    from minigrad.surface.special import polygamma as _polygamma
 
     return _polygamma(n, input)
 
 
 def mvlgamma(input, p: int) -> Tensor:  # noqa: A002
-    from minigrad.special import multigammaln
+    from minigrad.surface.special import multigammaln
 
     return multigammaln(input, p)
 
@@ -290,6 +290,11 @@ METHODS = (
 _METHOD_ONLY = ("type", "byte", "char", "short", "is_signed", "where", "polygamma", "ndimension")
 FUNCTIONS = [name for name in METHODS if name not in _METHOD_ONLY] + ["isin"]
 ALIASES = {"subtract": "sub", "multiply": "mul", "divide": "div"}
+#: In-place variants (``x.lerp_(...)`` writes ``x.lerp(...)`` into ``x``).
+INPLACE = (
+    "addcdiv addcmul clamp_max clamp_min divide float_power ldexp lerp multiply subtract "
+    "true_divide polygamma mvlgamma"
+).split()
 
 
 # -------------------------------------------------------------- the remaining operators

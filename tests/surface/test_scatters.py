@@ -1,5 +1,5 @@
 """Scatters into views, ``put``, ``index_reduce`` and ``fill_diagonal_``
-(minigrad/scatters.py) beyond the OpInfo entries: the in-place variants, gradcheck of
+(minigrad/surface/scatters.py) beyond the OpInfo entries: the in-place variants, gradcheck of
 ``as_strided_scatter`` (whose gradient in PyTorch 2.13 fails PyTorch's own gradcheck,
 so the OpInfo entry compares values only), and PyTorch's errors."""
 

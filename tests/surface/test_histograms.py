@@ -1,4 +1,4 @@
-"""Histograms (minigrad/histograms.py) beyond the OpInfo entries: NumPy's
+"""Histograms (minigrad/surface/histograms.py) beyond the OpInfo entries: NumPy's
 ``histogram`` / ``histogramdd`` as the reference without PyTorch, the ranges PyTorch
 picks for constant or empty data, and its errors."""
 

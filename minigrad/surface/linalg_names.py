@@ -360,6 +360,13 @@ def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, lar
     return values[..., :k], vectors[..., :k]
 
 
+def _tensor_norm(self, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """``x.norm(p, dim, keepdim, dtype)``: ``torch.norm(x, ...)`` (``dtype`` fourth, no ``out``)."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+#: Tensor methods with no function of that name.
+TENSOR_METHODS = {"norm": _tensor_norm}
 #: Tensor methods (the tensor is the first argument).
 METHODS = (
     "cholesky cholesky_inverse cholesky_solve cross dist geqrf lu lu_solve matrix_exp orgqr "

@@ -1,5 +1,5 @@
 """In-place shape changes, raw strided views and the legacy constructors
-(minigrad/restride.py), and ``view`` as a real view (minigrad/functions/shape.py)."""
+(minigrad/surface/restride.py), and ``view`` as a real view (minigrad/functions/shape.py)."""
 
 import numpy as np
 import pytest

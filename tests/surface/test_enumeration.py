@@ -1,4 +1,4 @@
-"""Combinations, runs and flat positions (minigrad/enumeration.py) beyond the OpInfo
+"""Combinations, runs and flat positions (minigrad/surface/enumeration.py) beyond the OpInfo
 entries: itertools and NumPy as the reference, the gradient of ``combinations``,
 PyTorch's edge cases and errors."""
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad._format import shape_str
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
-from minigrad.selection import scatter_reduce
+from minigrad.printing import shape_str
+from minigrad.surface.selection import scatter_reduce
 from minigrad.tensor import Tensor, as_tensor
 
 

@@ -1,4 +1,4 @@
-"""minigrad/surface.py: NumPy's keyword spellings and the remaining operators."""
+"""minigrad/surface/__init__.py: NumPy's keyword spellings and the remaining operators."""
 
 import numpy as np
 import pytest

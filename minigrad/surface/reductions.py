@@ -243,3 +243,5 @@ METHODS = (
 ).split()
 #: The functions ``mg.X``.
 FUNCTIONS = METHODS + ["std_mean", "var_mean"]
+#: In-place variants (``x.cumprod_(dim)``).
+INPLACE = ["cumprod"]

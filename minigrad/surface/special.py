@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from minigrad.elementwise import call
+from minigrad.surface.elementwise import call
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -168,4 +168,5 @@ __all__ = [
 
 from minigrad.unsupported import module_getattr  # noqa: E402
 
-__getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
+# unsupported PyTorch names say why (unsupported.json)
+__getattr__ = module_getattr("minigrad.special")

@@ -1,4 +1,4 @@
-"""minigrad/linalg_names.py: what the OpInfo table does not reach (lobpcg's pairs and
+"""minigrad/surface/linalg_names.py: what the OpInfo table does not reach (lobpcg's pairs and
 their gradient, the torch-level spellings' argument orders)."""
 
 import numpy as np

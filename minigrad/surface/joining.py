@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
-from minigrad._format import shape_str
 from minigrad.functions.errors import ShapeError
 from minigrad.ops import cat, stack
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -104,7 +104,7 @@ def block_diag(*tensors) -> Tensor:
 
 def cartesian_prod(*tensors) -> Tensor:
     """Every combination of one element from each 1-D tensor, one per row."""
-    from minigrad.selection import meshgrid
+    from minigrad.surface.selection import meshgrid
 
     ts = _tensors(tensors)
     if len(ts) == 1:

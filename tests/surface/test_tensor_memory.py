@@ -1,5 +1,5 @@
-"""Memory layout questions (minigrad/tensor_memory.py): strides, storage offsets, contiguity,
-data pointers, DLPack; against PyTorch when installed, else against NumPy's own view of
+"""Memory layout questions (minigrad/surface/tensor_memory.py): strides, storage offsets,
+contiguity, data pointers, DLPack; against PyTorch when installed, else against NumPy's own view of
 the same memory."""
 
 import copy

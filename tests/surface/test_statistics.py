@@ -1,4 +1,4 @@
-"""Order statistics and moments (minigrad/statistics.py) beyond the OpInfo entries
+"""Order statistics and moments (minigrad/surface/statistics.py) beyond the OpInfo entries
 (``tests/functions/opinfo.py``: values and gradients against PyTorch, gradcheck):
 the named-tuple returns, the gradient going to the selected elements, and PyTorch's
 errors. Without PyTorch the expectations come from NumPy."""

@@ -1,4 +1,4 @@
-"""Numerical derivatives and integrals (minigrad/calculus.py) beyond the OpInfo
+"""Numerical derivatives and integrals (minigrad/surface/calculus.py) beyond the OpInfo
 entries: NumPy's ``gradient`` / ``trapezoid`` as the reference without PyTorch,
 integer inputs, and PyTorch's errors."""
 
