@@ -16,7 +16,7 @@ from minigrad.functions.constant import constant
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
 from minigrad.linalg import return_types as rt
-from minigrad.linalg.checks import matrix, same_dtype, square
+from minigrad.linalg.checks import matrix
 from minigrad.tensor import Tensor, as_tensor
 
 lu_factor_arrays = LU_.lu_factor_arrays
@@ -114,38 +114,3 @@ def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool 
         perm = LU_.permutation_from_pivots(pivots.numpy(), m)
         P = constant(LU_.permutation_matrix(perm, packed.dtype))
     return rt.lu_unpack(P, L, U)
-
-
-def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
-    """X with ``A X = B`` given ``A``'s compact LU (``left=False``: ``X A = B``;
-    ``adjoint=True``: A^T in place of A). Differentiable in ``LU`` and ``B``.
-
-    Shape: LU ``(*, n, n)``, B ``(*, n, k)``, batch dims broadcast.
-
-    Example::
-
-        >>> A = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
-        >>> LU, pivots = mg.linalg.lu_factor(A)
-        >>> mg.linalg.lu_solve(LU, pivots, mg.tensor([[5.0], [11.0]]))
-        tensor([[1.],
-                [2.]])
-    """
-    from minigrad.linalg.solvers import solve_triangular
-
-    LU = square(LU, "linalg.lu_solve", "LU")
-    B = matrix(B, "linalg.lu_solve", "B")
-    same_dtype(LU, B, "linalg.lu_solve")
-    n = LU.shape[-1]
-    if B.shape[-2 if left else -1] != n:
-        raise ShapeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
-                         f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
-                         f"{B.shape[-2]}x{B.shape[-1]})")  # fmt: skip
-    P = lu_unpack(LU.detach(), pivots, unpack_data=False).P
-    if not left:  # X A = B  <=>  A^T X^T = B^T
-        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
-    if adjoint:  # A^T X = B: U^T L^T P^T X = B, so X = P L^-T U^-T B
-        y = solve_triangular(LU.mT, B, upper=False)  # U^T y = B
-        y = solve_triangular(LU.mT, y, upper=True, unitriangular=True)  # L^T z = y
-        return P @ y
-    y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)  # L y = P^T B
-    return solve_triangular(LU, y, upper=True)  # U x = y

@@ -13,8 +13,12 @@ import numpy as np
 from minigrad.functions import linalg as L
 from minigrad.functions import matrix_functions as MF
 from minigrad.functions.errors import ShapeError
+from minigrad.functions.lu import lu_factor_arrays
 from minigrad.linalg import return_types as rt
 from minigrad.linalg.checks import matrix, same_dtype, square
+from minigrad.linalg.decompositions import svdvals
+from minigrad.linalg.lu import lu_unpack
+from minigrad.linalg.norms import matrix_norm
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -84,8 +88,6 @@ def inv_ex(A, *, check_errors: bool = False):
 def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
     """``(result, info)``: ``solve`` that reports a singular A in ``info`` instead of
     raising."""
-    from minigrad.linalg import solve
-
     A = square(A, "linalg.solve_ex")
     info = _lu_info(A.numpy())
     singular = info > 0
@@ -102,8 +104,6 @@ def solve_ex(A, B, *, left: bool = True, check_errors: bool = False):
 def _lu_info(a: np.ndarray) -> np.ndarray:
     """Per matrix: 0, or the 1-based index of the first exact zero pivot of its LU
     factorization (LAPACK's ``info``: the matrix is singular)."""
-    from minigrad.linalg.lu import lu_factor_arrays
-
     _, _, info = lu_factor_arrays(a)
     return info
 
@@ -264,9 +264,6 @@ def cond(input, p=None) -> Tensor:  # noqa: A002
         tensor(4.)
     """
     A = input
-    from minigrad.linalg import matrix_norm
-    from minigrad.linalg.decompositions import svdvals
-
     A = matrix(A, "linalg.cond")
     if p is None or p == 2 or p == -2:
         s = svdvals(A)
@@ -305,8 +302,6 @@ def tensorinv(input, ind: int = 2) -> Tensor:  # noqa: A002
     ``tensordot(tensorinv(A), A, ind)`` is the identity. Shape ``A.shape[ind:] +
     A.shape[:ind]``."""
     A = input
-    from minigrad.linalg import inv
-
     A = as_tensor(A)
     if ind <= 0:
         raise ShapeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
@@ -323,8 +318,6 @@ def tensorsolve(input, other, dims=None) -> Tensor:  # noqa: A002
     """X with ``tensordot(A, X, X.ndim) = B``: X has shape ``A.shape[B.ndim:]``. ``dims``
     moves those dims of A to the end first."""
     A, B = input, other
-    from minigrad.linalg import solve
-
     A, B = as_tensor(A), as_tensor(B)
     if dims is not None:
         dims = [d % A.ndim for d in dims]
@@ -338,3 +331,114 @@ def tensorsolve(input, other, dims=None) -> Tensor:  # noqa: A002
             f"prod(self.shape[:other.ndim]), but got {cols} != {rows}"
         )
     return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(x_shape)
+
+
+# ---------------------------------------------------------------------- square matrices
+def _square(x: Tensor, name: str) -> Tensor:
+    return square(x, f"linalg.{name}")
+
+
+def inv(A) -> Tensor:
+    """The inverse of a square matrix (of each in a batch); see functions/linalg.py."""
+    return L.Inv.apply(_square(as_tensor(A), "inv"))
+
+
+def det(A) -> Tensor:
+    """The determinant of a square matrix (of each in a batch)."""
+    return L.Det.apply(_square(as_tensor(A), "det"))
+
+
+def slogdet(A):
+    """``(sign, logabsdet)``: the sign and log |det A|; the gradient flows through
+    ``logabsdet``."""
+    A = _square(as_tensor(A), "slogdet")
+    d = det(A)
+    return rt.linalg_slogdet(d.sign().detach(), d.abs().log())
+
+
+def solve(A, B, *, left: bool = True) -> Tensor:
+    """X with ``A X = B`` (``left=False``: ``X A = B``), A square and invertible.
+
+    B is a (batch of) vector(s) when it is 1-D or has A's shape without its last dim;
+    otherwise a (batch of) matrix ``(*, n, k)``. Batch dims broadcast.
+
+    Example::
+
+        >>> mg.linalg.solve(mg.tensor([[2.0, 0.0], [0.0, 4.0]]), mg.tensor([2.0, 2.0]))
+        tensor([1. , 0.5])
+    """
+    A, B = _square(as_tensor(A), "solve"), as_tensor(B)
+    same_dtype(A, B, "linalg.solve")
+    if not left:
+        if B.ndim < 2:
+            raise ShapeError("linalg.solve: Vector broadcasting of the left hand side is not "
+                             "supported for left=False. In this case linalg.solve is "
+                             "equivalent to B / A.squeeze(-1)")  # fmt: skip
+        return solve(A.mT, B.mT).mT
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    Bm = B.unsqueeze(-1) if vector else B
+    n = A.shape[-1]
+    if Bm.ndim < 2 or Bm.shape[-2] != n:
+        raise ShapeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                         f"AX = B ({n}x{n} and {'x'.join(map(str, B.shape))})")  # fmt: skip
+    try:
+        np.broadcast_shapes(A.shape[:-2], Bm.shape[:-2])
+    except ValueError:
+        raise ShapeError(f"linalg.solve: the batch dims of A {A.shape} and B {B.shape} do "
+                         "not broadcast") from None  # fmt: skip
+    X = L.Solve.apply(A, Bm)
+    return X.squeeze(-1) if vector else X
+
+
+def matrix_power(input, n: int) -> Tensor:  # noqa: A002
+    """A @ A @ ... (n times); n = 0 the identity, n < 0 powers of the inverse."""
+    A = input
+    A = _square(as_tensor(A), "matrix_power")
+    if n < 0:
+        A, n = inv(A), -n
+    out = None
+    base = A
+    while n:  # square and multiply
+        if n & 1:
+            out = base if out is None else out @ base
+        base = base @ base if n > 1 else base
+        n >>= 1
+    if out is None:
+        eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape)
+        return Tensor._make(eye.copy(), False, None)
+    return out
+
+
+def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
+    """X with ``A X = B`` given ``A``'s compact LU (``left=False``: ``X A = B``;
+    ``adjoint=True``: A^T in place of A). Differentiable in ``LU`` and ``B``.
+
+    Shape: LU ``(*, n, n)``, B ``(*, n, k)``, batch dims broadcast.
+
+    Example::
+
+        >>> A = mg.tensor([[1.0, 2.0], [3.0, 4.0]])
+        >>> LU, pivots = mg.linalg.lu_factor(A)
+        >>> mg.linalg.lu_solve(LU, pivots, mg.tensor([[5.0], [11.0]]))
+        tensor([[1.],
+                [2.]])
+    """
+    from minigrad.linalg.solvers import solve_triangular
+
+    LU = square(LU, "linalg.lu_solve", "LU")
+    B = matrix(B, "linalg.lu_solve", "B")
+    same_dtype(LU, B, "linalg.lu_solve")
+    n = LU.shape[-1]
+    if B.shape[-2 if left else -1] != n:
+        raise ShapeError(f"linalg.lu_solve: Incompatible shapes of A and B for the equation "
+                         f"{'AX = B' if left else 'XA = B'} ({n}x{n} and "
+                         f"{B.shape[-2]}x{B.shape[-1]})")  # fmt: skip
+    P = lu_unpack(LU.detach(), pivots, unpack_data=False).P
+    if not left:  # X A = B  <=>  A^T X^T = B^T
+        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    if adjoint:  # A^T X = B: U^T L^T P^T X = B, so X = P L^-T U^-T B
+        y = solve_triangular(LU.mT, B, upper=False)  # U^T y = B
+        y = solve_triangular(LU.mT, y, upper=True, unitriangular=True)  # L^T z = y
+        return P @ y
+    y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)  # L y = P^T B
+    return solve_triangular(LU, y, upper=True)  # U x = y

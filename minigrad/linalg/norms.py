@@ -1,0 +1,127 @@
+"""Vector and matrix norms: ``vector_norm``, ``norm``, ``matrix_norm``.
+
+``vector_norm(x, ord=2, dim=None, keepdim=False)`` is ``(sum |x_i|^ord)^(1/ord)`` over
+``dim`` (every element by default); ``ord=inf`` is ``max |x_i|``, ``-inf`` ``min |x_i|``,
+``0`` the count of non-zeros. ``norm(x)`` is the 2-norm of all elements (the Frobenius
+norm of a matrix), or a vector norm along one ``dim``. The 2-norm has a gradient of 0
+at ``x = 0``, as in PyTorch (see ``functions/vector_norm.py``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from minigrad.functions import reduction as R
+from minigrad.functions.errors import ShapeError
+from minigrad.functions.vector_norm import Norm2
+from minigrad.linalg.checks import floating
+from minigrad.linalg.decompositions import svdvals
+from minigrad.tensor import Tensor, as_tensor
+
+
+def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The vector ``ord``-norm of ``x`` over ``dim`` (see the module docstring).
+
+    Example::
+
+        >>> mg.linalg.vector_norm(mg.tensor([3.0, 4.0]))
+        tensor(5.)
+    """
+    x = input
+    x = as_tensor(x)
+    if dtype is not None:
+        x = x.to(dtype)
+    if x.dtype.kind != "f":
+        raise TypeError(
+            f"linalg.vector_norm: expected a floating point input, got {x.dtype} (use "
+            "x.float() or dtype=)"
+        )
+    if isinstance(ord, str) or isinstance(ord, bool):
+        raise ValueError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    dims = R.reduce_dims(dim, x.ndim)
+    if ord == 2:
+        return Norm2.apply(x, dims, keepdim)
+    a = x.abs()
+    if ord == math.inf:
+        return a.amax(dim, keepdim)
+    if ord == -math.inf:
+        return a.amin(dim, keepdim)
+    if ord == 0:
+        return (a != 0).to(x.dtype).sum(dim, keepdim)
+    if ord == 1:
+        return a.sum(dim, keepdim)
+    return (a**ord).sum(dim, keepdim) ** (1.0 / ord)
+
+
+def norm(input, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """A vector or a matrix norm, as ``torch.linalg.norm``: with ``dim`` an int (or a
+    1-tuple) a vector norm along it, with ``dim`` a 2-tuple a matrix norm over those dims;
+    with ``dim=None`` the 2-norm of every element when ``ord`` is None, else a vector norm
+    of a 1-D input or a matrix norm of a 2-D one.
+
+    Example::
+
+        >>> mg.linalg.norm(mg.tensor([[3.0, 0.0], [0.0, 4.0]]), 2)
+        tensor(4.)
+    """
+    A = input
+    A = as_tensor(A)
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is None:
+        if ord is None:
+            return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        if A.ndim not in (1, 2):
+            raise ShapeError(f"linalg.norm: If dim is not specified but ord is, the input "
+                             f"must be 1D or 2D. Got {A.ndim}D.")  # fmt: skip
+        dim = tuple(range(A.ndim))
+    if len(dim) == 1:
+        if isinstance(ord, str):
+            raise ShapeError(f"linalg.vector_norm: ord={ord!r} is a matrix norm; "
+                             "use two dims")  # fmt: skip
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    if len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+    raise ShapeError(
+        f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}"
+    )
+
+
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """A matrix norm over the two dims ``dim``: ``'fro'`` sqrt(sum a_ij^2); ``'nuc'`` the
+    sum of the singular values; ``2`` / ``-2`` the largest / smallest singular value;
+    ``1`` / ``-1`` the max / min column sum of |A|; ``inf`` / ``-inf`` the max / min row
+    sum.
+
+    Example::
+
+        >>> mg.linalg.matrix_norm(mg.tensor([[1.0, -2.0], [3.0, 4.0]]), 1)
+        tensor(6.)
+    """
+    A = input
+    A = as_tensor(A) if dtype is None else as_tensor(A).to(dtype)
+    if A.dtype.kind != "f":
+        floating(A, "linalg.matrix_norm")
+    if A.ndim < 2:
+        raise ShapeError("linalg.matrix_norm: The input tensor A must have at least 2 "
+                         "dimensions.")  # fmt: skip
+    d0, d1 = dim[0] % A.ndim, dim[1] % A.ndim
+    if d0 == d1:
+        raise ShapeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    if ord in (1, -1):
+        sums = A.abs().sum(d0, keepdim=True)
+        out = sums.amax(d1, keepdim=True) if ord == 1 else sums.amin(d1, keepdim=True)
+    elif ord in (math.inf, -math.inf):
+        sums = A.abs().sum(d1, keepdim=True)
+        out = sums.amax(d0, keepdim=True) if ord > 0 else sums.amin(d0, keepdim=True)
+    elif ord in ("nuc", 2, -2):
+        rest = [d for d in range(A.ndim) if d not in (d0, d1)]
+        s = svdvals(A.permute(*rest, d0, d1))  # (*rest, k), descending
+        out = s.sum(-1) if ord == "nuc" else (s[..., 0] if ord == 2 else s[..., -1])
+        for d in sorted((d0, d1)):
+            out = out.unsqueeze(d)
+    else:
+        raise ShapeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    return out if keepdim else out.squeeze((d0, d1))
