@@ -1,3 +1,3 @@
 """``torch.nn.modules.batchnorm``'s path: BatchNorm1d and BatchNorm2d."""
 
-from minigrad.nn.normalization import *  # noqa: F403
+from minigrad.nn.normalization import *

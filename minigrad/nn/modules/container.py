@@ -1,3 +1,3 @@
 """``torch.nn.modules.container``'s path: Sequential, ModuleList, ModuleDict."""
 
-from minigrad.nn.containers import *  # noqa: F403
+from minigrad.nn.containers import *

@@ -1,3 +1,3 @@
 """``torch.nn.modules.distance``'s path: PairwiseDistance and CosineSimilarity."""
 
-from minigrad.nn.loss_composite import *  # noqa: F403
+from minigrad.nn.loss_composite import *

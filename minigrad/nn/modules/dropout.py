@@ -1,3 +1,3 @@
 """``torch.nn.modules.dropout``'s path: Dropout."""
 
-from minigrad.nn.dropout import *  # noqa: F403
+from minigrad.nn.dropout import *

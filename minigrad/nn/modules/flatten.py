@@ -1,3 +1,3 @@
 """``torch.nn.modules.flatten``'s path: Flatten and Unflatten."""
 
-from minigrad.nn.flatten import *  # noqa: F403
+from minigrad.nn.flatten import *

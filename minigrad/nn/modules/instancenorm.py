@@ -1,3 +1,3 @@
 """``torch.nn.modules.instancenorm``'s path: InstanceNorm1d/2d/3d."""
 
-from minigrad.nn.instance_norm import *  # noqa: F403
+from minigrad.nn.instance_norm import *

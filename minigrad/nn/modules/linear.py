@@ -1,3 +1,3 @@
 """``torch.nn.modules.linear``'s path: Linear and Identity."""
 
-from minigrad.nn.linear import *  # noqa: F403
+from minigrad.nn.linear import *

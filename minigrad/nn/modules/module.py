@@ -1,3 +1,3 @@
 """``torch.nn.modules.module``'s path: Module."""
 
-from minigrad.nn.module import *  # noqa: F403
+from minigrad.nn.module import *

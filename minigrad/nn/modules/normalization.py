@@ -1,3 +1,3 @@
 """``torch.nn.modules.normalization``'s path: LayerNorm, RMSNorm, GroupNorm."""
 
-from minigrad.nn.normalization import *  # noqa: F403
+from minigrad.nn.normalization import *

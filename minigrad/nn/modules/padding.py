@@ -1,3 +1,3 @@
 """``torch.nn.modules.padding``'s path: the padding layers."""
 
-from minigrad.nn.padding import *  # noqa: F403
+from minigrad.nn.padding import *

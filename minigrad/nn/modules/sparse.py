@@ -1,3 +1,3 @@
 """``torch.nn.modules.sparse``'s path: Embedding and EmbeddingBag."""
 
-from minigrad.nn.embedding import *  # noqa: F403
+from minigrad.nn.embedding import *
