@@ -17,11 +17,23 @@ leaves its functions out, so they must be given again when the scheduler is rebu
 from __future__ import annotations
 
 import math
-import types
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 
+from minigrad.optim import schedulers as _schedulers
 from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.scheduler_base import (
+    LRScheduler,
+    _is_plain_function,
+    _lr_lambdas,
+    _per_group,
+    _SchedulerOfSchedulers,
+    _set_momentum,
+    _uses_beta1,
+)
+
+# The other schedulers live in schedulers.py; this module is their PyTorch path too.
+from minigrad.optim.schedulers import *  # noqa: F403
 from minigrad.unsupported import module_getattr
 
 __all__ = [
@@ -32,71 +44,8 @@ __all__ = [
     "LinearLR",
     "SequentialLR",
     "OneCycleLR",
+    *_schedulers.__all__,
 ]
-
-
-class LRScheduler:
-    """Base class: subclasses implement ``get_lr()`` (the rates for ``self.last_epoch``).
-
-    Args:
-        optimizer: the optimizer whose ``lr`` values are scheduled.
-        last_epoch: the index of the last epoch, for resuming; -1 starts fresh and
-            sets each group's ``initial_lr``.
-    """
-
-    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
-        self.optimizer = optimizer
-        if last_epoch == -1:
-            for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
-        else:
-            for i, group in enumerate(optimizer.param_groups):
-                if "initial_lr" not in group:
-                    raise KeyError(
-                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                        "resuming an optimizer"
-                    )
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
-        self.last_epoch = last_epoch
-        self._initial_step()
-
-    def _initial_step(self) -> None:
-        self._step_count = 0
-        self.step()
-
-    def get_lr(self) -> list[float]:
-        raise NotImplementedError
-
-    def get_last_lr(self) -> list[float]:
-        """The learning rates set by the last ``step()`` (one per param group)."""
-        return self._last_lr
-
-    def step(self, epoch: int | None = None) -> None:
-        """Advance one epoch and set every group's ``lr``. (Passing ``epoch`` jumps to it,
-        using the closed form where there is one; PyTorch deprecates that use.)"""
-        self._step_count += 1
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            closed = getattr(self, "_get_closed_form_lr", None)
-            values = closed() if closed is not None else self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
-
-    def state_dict(self) -> dict:
-        """Every attribute but the optimizer."""
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        self.__dict__.update(state_dict)
-
-    def _current_lrs(self) -> list[float]:
-        return [group["lr"] for group in self.optimizer.param_groups]
 
 
 class StepLR(LRScheduler):
@@ -169,21 +118,6 @@ class LambdaLR(LRScheduler):
         for fn, saved in zip(self.lr_lambdas, lambdas):
             if saved is not None:
                 fn.__dict__.update(saved)
-
-
-def _lr_lambdas(optimizer: Optimizer, lr_lambda) -> list:
-    """One function per param group: ``lr_lambda`` itself if it is a list or tuple (of
-    the right length), else the one function repeated."""
-    n = len(optimizer.param_groups)
-    if isinstance(lr_lambda, (list, tuple)):
-        if len(lr_lambda) != n:
-            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-        return list(lr_lambda)
-    return [lr_lambda] * n
-
-
-def _is_plain_function(fn) -> bool:
-    return isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__")
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -276,25 +210,6 @@ class LinearLR(LRScheduler):
         t, n = self.last_epoch, self.total_iters
         s, e = self.start_factor, self.end_factor
         return [base * (s + (e - s) * min(n, t) / n) for base in self.base_lrs]
-
-
-class _SchedulerOfSchedulers(LRScheduler):
-    """The base of ``SequentialLR`` and ``ChainedScheduler``, which step the schedulers in
-    ``self._schedulers``: their state holds each one's ``state_dict``."""
-
-    _schedulers: list[LRScheduler]
-
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for scheduler, s in zip(self._schedulers, saved):
-            scheduler.load_state_dict(s)
 
 
 class SequentialLR(_SchedulerOfSchedulers):
@@ -477,56 +392,5 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-def _uses_beta1(optimizer: Optimizer, name: str) -> bool:
-    """Whether a momentum-cycling scheduler moves ``betas[0]`` (Adam's family) rather
-    than ``momentum`` (SGD, RMSprop); ``ValueError`` if the optimizer has neither."""
-    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-        raise ValueError(
-            f"{name}: optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-        )
-    return "betas" in optimizer.defaults
-
-
-def _set_momentum(group: dict, momentum: float, use_beta1: bool) -> None:
-    """Set a param group's momentum: ``betas[0]`` with ``use_beta1``, else ``momentum``."""
-    if use_beta1:
-        group["betas"] = (momentum, *group["betas"][1:])
-    else:
-        group["momentum"] = momentum
-
-
-def _per_group(name: str, value, n: int) -> list:
-    if isinstance(value, (list, tuple)):
-        if len(value) != n:
-            raise ValueError(f"expected {n} values for {name} (one per group), got {len(value)}")
-        return list(value)
-    return [value] * n
-
-
 __getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
 
-
-# The other schedulers live in schedulers.py (imported last: they subclass LRScheduler).
-from minigrad.optim.schedulers import (  # noqa: E402
-    ChainedScheduler,
-    ConstantLR,
-    CosineAnnealingWarmRestarts,
-    CyclicLR,
-    ExponentialLR,
-    MultiplicativeLR,
-    MultiStepLR,
-    PolynomialLR,
-    ReduceLROnPlateau,
-)
-
-__all__ += [
-    "ChainedScheduler",
-    "ConstantLR",
-    "CosineAnnealingWarmRestarts",
-    "CyclicLR",
-    "ExponentialLR",
-    "MultiStepLR",
-    "MultiplicativeLR",
-    "PolynomialLR",
-    "ReduceLROnPlateau",
-]

@@ -23,7 +23,8 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from minigrad.optim.lr_scheduler import (
+from minigrad.optim.optimizer import Optimizer
+from minigrad.optim.scheduler_base import (
     LRScheduler,
     _lr_lambdas,
     _per_group,
@@ -31,7 +32,6 @@ from minigrad.optim.lr_scheduler import (
     _set_momentum,
     _uses_beta1,
 )
-from minigrad.optim.optimizer import Optimizer
 
 __all__ = [
     "ChainedScheduler",
