@@ -12,9 +12,7 @@ import argparse
 import os
 import sys
 
-
-class CLIError(Exception):
-    """An error worth a clear message and a non-zero exit, not a traceback."""
+from minigrad.cli.errors import CLIError
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import pathlib
 
-from minigrad.cli import CLIError
+from minigrad.cli.errors import CLIError
 
 #: The most characters ``--chars`` may ask for (each one is a forward pass of the model).
 MAX_CHARS = 20_000

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 
-from minigrad.cli import CLIError
+from minigrad.cli.errors import CLIError
 
 EPILOG = """\
 examples:

@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from minigrad.cli import CLIError
+from minigrad.cli.errors import CLIError
 
 EPILOG = """\
 examples:
