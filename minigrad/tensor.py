@@ -19,7 +19,7 @@ import numpy as np
 
 from minigrad import dtypes, printing
 from minigrad import random as _random
-from minigrad.autograd import engine, hooks, inplace, views
+from minigrad.autograd import api, engine, hooks, inplace, views
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
 from minigrad.functions import arithmetic as A
@@ -295,9 +295,7 @@ class Tensor:
             create_graph: record the backward pass so the gradients can be
                 differentiated again.
         """
-        from minigrad.autograd.api import backward
-
-        backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
+        api.backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
 
     def __deepcopy__(self, memo):
         if self.grad_fn is not None:
@@ -1292,11 +1290,6 @@ class Tensor:
                 f"and {shape_str(other._data.shape)}"
             )
         return self.reshape(-1, 1) * other.reshape(1, -1)
-
-    def multinomial(self, num_samples: int, replacement: bool = False, *, generator=None):
-        from minigrad.creation import multinomial
-
-        return multinomial(self, num_samples, replacement, generator=generator)
 
 
 # ---------------------------------------------------------------------- helpers

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.autograd import function
 from minigrad.autograd.engine import run_backward
 from minigrad.printing import shape_str
 
@@ -18,8 +19,7 @@ def _as_list(x) -> list:
 
 def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
     """One starting gradient per output: ones for scalars, the given tensor otherwise."""
-    from minigrad.tensor import Tensor, as_tensor
-
+    Tensor = function.Tensor  # the class minigrad.tensor binds (it imports this module)
     grad_outputs = _as_list(grad_outputs) or [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise ValueError(f"{what}: got {len(grad_outputs)} gradients for {len(outputs)} outputs")
@@ -43,7 +43,7 @@ def _seed_grads(outputs: list, grad_outputs, what: str) -> list:
                 )
             g = Tensor._make(np.ones(out._data.shape, dtype=out._data.dtype), False, None)
         else:
-            g = as_tensor(g)
+            g = g if isinstance(g, Tensor) else Tensor(g)
             if g._data.shape != out._data.shape:
                 raise RuntimeError(
                     f"{what}: gradient for output {i} has shape {shape_str(g._data.shape)}, "
@@ -93,8 +93,7 @@ def grad(
         >>> (g,) = grad((x ** 3).sum(), x, create_graph=True)   # 3 x^2
         >>> (h,) = grad(g.sum(), x)                               # 6 x
     """
-    from minigrad.tensor import Tensor
-
+    Tensor = function.Tensor
     outputs = _as_list(outputs)
     single = isinstance(inputs, Tensor)
     inputs = [inputs] if single else list(inputs)

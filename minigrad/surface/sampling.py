@@ -17,6 +17,7 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.autograd.function import Function
+from minigrad.creation import multinomial
 from minigrad.random import DEFAULT_GENERATOR as default_generator
 from minigrad.random import initial_seed, seed
 from minigrad.tensor import Tensor, _size_args, as_tensor
@@ -233,8 +234,9 @@ def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
     return _fill(self, "log_normal_", draws)
 
 
-#: Tensor methods with no function of that name (attached by ``surface.py``).
+#: Tensor methods with no function of that name here (``mg.multinomial`` is creation's).
 TENSOR_METHODS = {
+    "multinomial": multinomial,
     "bernoulli_": _bernoulli_,
     "random_": _random_,
     "cauchy_": _cauchy_,
