@@ -64,7 +64,6 @@ KNOWN_DIFFERENCES = {
         for args in SCALARS[1:]
     },
     ("logit_", "float32", (True,)): "eps=True: PyTorch clamps to [1, 0] in its own order",
-    ("polygamma_", "float32", (2,)): "minigrad computes polygamma only for n = 0 and 1",
 }
 
 

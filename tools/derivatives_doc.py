@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from minigrad.functions.elementwise import ALIASES, BINARY, UNARY
+from minigrad.functions.elementwise import BINARY, TABLE, UNARY, derivative_texts
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "derivatives.md"
 
@@ -30,9 +30,11 @@ such product per input, and where `a` or `b` was broadcast the products are summ
 back to its shape (`unbroadcast`).
 
 This page is minigrad's table of those derivatives, exactly as the code holds them:
-each formula below is the text that `minigrad/functions/pointwise.py` evaluates, on
-NumPy arrays in an ordinary backward pass and on Tensors when the backward pass is
-itself recorded (`create_graph=True`), so every derivative can be differentiated again.
+each formula below is the body of the function that `minigrad/functions/pointwise.py`
+calls, on NumPy arrays in an ordinary backward pass and on Tensors when the backward
+pass is itself recorded (`create_graph=True`), so every derivative can be
+differentiated again (the code writes its math as `m.cos`, `m.where`: NumPy's or the
+table's own Functions).
 Formulas are written in terms of `g`, the input(s) `x` (or `a`, `b`) and the output
 `y` where that is simpler (`exp`: `g * y`; `tanh`: `g * (1 - y * y)`).
 
@@ -70,8 +72,13 @@ def _forward(op) -> str:
 
 
 def _aliases(name: str) -> str:
-    names = sorted(a for a, target in ALIASES.items() if target == name)
+    op = TABLE[name]
+    names = sorted(set(op.aliases) | set(op.special) - {name})
     return f" (also {', '.join(names)})" if names else ""
+
+
+def _texts(op) -> tuple:
+    return derivative_texts()[op.name]
 
 
 def _cell(text: str) -> str:
@@ -82,7 +89,7 @@ def render() -> str:
     lines = [INTRO, "## One input: y = f(x)", ""]
     lines += ["| operation | forward | d/dx | inputs | note |", "|---|---|---|---|---|"]
     for op in UNARY:
-        grad = "not differentiable" if op.grads is None else f"`{_cell(op.grads[0])}`"
+        grad = "not differentiable" if op.grads is None else f"`{_cell(_texts(op)[0])}`"
         lines.append(
             f"| `{op.name}`{_aliases(op.name)} | {_cell(_forward(op))} | {grad} | "
             f"{op.ints} | {_cell(op.note)} |"
@@ -93,7 +100,7 @@ def render() -> str:
         if op.grads is None:
             da = db = "not differentiable"
         else:
-            da, db = (f"`{_cell(text)}`" for text in op.grads)
+            da, db = (f"`{_cell(text)}`" for text in _texts(op))
         lines.append(
             f"| `{op.name}`{_aliases(op.name)} | {_cell(_forward(op))} | {da} | {db} | "
             f"{op.ints} | {_cell(op.note)} |"

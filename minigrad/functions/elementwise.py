@@ -1,36 +1,46 @@
 """Elementwise operations as one table: a page of derivatives.
 
 Each entry names an operation, its forward (a NumPy function on arrays) and, one line
-per input, its derivative: the gradient that flows back to that input, written in terms
-of ``g`` (the incoming gradient), the inputs (``x``, or ``a`` and ``b``) and the output
-``y``. A note marks a special point and says what PyTorch (and so minigrad) does there.
+per input, its derivative: a function that gives the gradient that flows back to that
+input (``d`` for one input, ``da`` and ``db`` for two), written in terms of ``g`` (the
+incoming gradient), the inputs (``x``, or ``a`` and ``b``), the output ``y`` and the
+entry's extra arguments, each by its name, so the function's parameters say what the
+backward needs. A note marks a special point and says what PyTorch (and so minigrad)
+does there. The entry's faces follow: its other names (``aliases``), its names in
+``torch.special`` (``special``), whether it is a Tensor method and ``mg.*`` function
+(``method``), has an in-place variant (``inplace``, and ``mg.name_`` with
+``inplace_function``), or is an operator (``dunder``).
 
 Everything else is generated from this table, in one place each:
 
 - ``functions/pointwise.py``: one ``Function`` class per entry (forward, ``backward``
-  on Tensors and ``backward_array`` on arrays, both evaluating the same formula);
+  on Tensors and ``backward_array`` on arrays, both calling the same derivative);
 - ``minigrad/surface/elementwise.py``: the Tensor methods (``x.tan()``), their in-place
-  variants (``x.tan_()``), the functions ``mg.tan(x)`` and ``mg.special.*``;
+  variants (``x.tan_()``), operators, the functions ``mg.tan(x)`` and ``mg.special.*``;
 - ``docs/derivatives.md``: this table as a reference page (``tools/derivatives_doc.py``);
 - ``tests/functions/test_opinfo.py``: each entry checked against PyTorch and by gradcheck.
 
 Inputs: ``ints="float"`` ops turn integer and bool inputs into float32 first (as
 ``torch.sin`` does); ``"keep"`` ops keep the input's dtype (``abs``, ``floor``);
 ``"int"`` ops take integer and bool tensors only (bitwise ops), ``"floating"`` ops
-floating tensors only (``igamma``, as PyTorch). An entry without
-derivatives (``grads=None``) gives results that carry no gradient (rounding's
-derivative is zero wherever it exists: those entries say ``zeros_like(g)``, as PyTorch).
+floating tensors only (``igamma``, as PyTorch). An entry without derivatives gives
+results that carry no gradient (rounding's derivative is zero wherever it exists: those
+entries say ``zeros_like(g)``, as PyTorch).
 
-The formulas use a few functions (``cos``, ``exp``, ``where``, ...) that mean NumPy's
-in ``backward_array`` and the Tensor methods in ``backward`` (so that derivatives can
-be differentiated again), and the constants below, which are Python floats so that a
-float32 gradient stays float32.
+A derivative that needs a function (``cos``, ``exp``, ``where``, ...) takes ``m``, the
+namespace it comes from: NumPy's in ``backward_array``, and the table's own Functions in
+``backward`` (so that derivatives can be differentiated again). The constants below are
+Python floats so that a float32 gradient stays float32.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -45,20 +55,43 @@ SQRT_PI = math.sqrt(math.pi)
 pi = math.pi
 
 
+def not_implemented(name: str):
+    """A derivative PyTorch does not have: asking for it raises, as there."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
 @dataclass(frozen=True)
 class Op:
     """One elementwise operation (see the module docstring)."""
 
     name: str
-    forward: object  # a NumPy function of the input arrays (and ``params``)
-    grads: tuple | None  # one derivative formula per input; None: not differentiable
+    forward: Callable  # a NumPy function of the input arrays (and ``params``)
+    d: Callable | None = None  # the derivative of a function of one input
+    da: Callable | None = None  # ... and of two: d/da, d/db
+    db: Callable | None = None
     note: str = ""  # the special points, in PyTorch's convention
     ints: str = "float"  # "float", "keep", "int", "floating" or "bool" (bool inputs only)
     params: tuple = ()  # (name, default) of non-tensor arguments after the inputs
+    aliases: tuple = ()  # PyTorch's other names for it (methods and mg.* functions too)
+    special: tuple = ()  # its names in torch.special
+    method: bool = True  # a Tensor method and an mg.* function (False: torch.special only)
+    inplace: bool = True  # with an in-place variant, x.name_()
+    inplace_function: bool = False  # ... also as a function, mg.name_(x)
+    dunder: str = ""  # the operator that is this operation (``__and__``)
+    second: str = "other"  # the name of a binary operation's second argument
 
     @property
     def arity(self) -> int:
-        return 2 if self.name in _BINARY_NAMES else 1
+        return 2 if self.da is not None or self.name in _BINARY_NAMES else 1
+
+    @property
+    def grads(self) -> tuple | None:
+        """One derivative per input; None: not differentiable."""
+        if self.d is not None:
+            return (self.d,)
+        if self.da is not None:
+            return (self.da, self.db)
+        return None
 
 
 # Forwards NumPy does not have under one name; the first line of each docstring is the
@@ -124,188 +157,272 @@ def _frac(x):
 
 # fmt: off
 UNARY = (
-    # name         forward          d/dx                                        note
-    Op("neg",      np.negative,     ("-g",), ints="keep"),
-    Op("positive", np.positive,     ("g",), ints="keep"),
-    Op("abs",      np.abs,          ("g * sign(x)",),
-       "0 at x = 0 (the subgradient PyTorch picks)", ints="keep"),
-    Op("sign",     _sign,           ("zeros_like(g)",), "0 everywhere (a step function)",
-       ints="keep"),
-    Op("square",   np.square,       ("2 * g * x",), ints="keep"),
-    Op("reciprocal", np.reciprocal, ("-g * y * y",), "inf at 0"),
-    Op("sqrt",     np.sqrt,         ("g / (2 * y)",), "inf at 0, NaN below"),
-    Op("rsqrt",    _rsqrt,          ("-0.5 * g * y * y * y",), "-inf at 0"),
-    Op("exp",      np.exp,          ("g * y",)),
-    Op("exp2",     np.exp2,         ("g * y * LN2",)),
-    Op("expm1",    np.expm1,        ("g * (y + 1)",)),
-    Op("log",      np.log,          ("g / x",), "inf at 0, NaN below"),
-    Op("log2",     np.log2,         ("g / (x * LN2)",)),
-    Op("log10",    np.log10,        ("g / (x * LN10)",)),
-    Op("log1p",    np.log1p,        ("g / (x + 1)",)),
-    Op("sin",      np.sin,          ("g * cos(x)",)),
-    Op("cos",      np.cos,          ("-g * sin(x)",)),
-    Op("tan",      np.tan,          ("g * (1 + y * y)",)),
-    Op("asin",     np.arcsin,       ("g / sqrt(1 - x * x)",), "inf at +-1"),
-    Op("acos",     np.arccos,       ("-g / sqrt(1 - x * x)",), "-inf at +-1"),
-    Op("atan",     np.arctan,       ("g / (1 + x * x)",)),
-    Op("sinh",     np.sinh,         ("g * cosh(x)",)),
-    Op("cosh",     np.cosh,         ("g * sinh(x)",)),
-    Op("tanh",     np.tanh,         ("g * (1 - y * y)",)),
-    Op("asinh",    np.arcsinh,      ("g / sqrt(x * x + 1)",)),
-    Op("acosh",    np.arccosh,      ("g / sqrt(x * x - 1)",), "inf at 1"),
-    Op("atanh",    np.arctanh,      ("g / (1 - x * x)",), "inf at +-1"),
-    Op("sigmoid",  _sigmoid,        ("g * y * (1 - y)",)),
-    Op("logit",    _logit,          ("g / (x * (1 - x)) if eps is None else "
-                                     "where((x < eps) | (x > 1 - eps), 0.0, g / (x * (1 - x)))",),
-       "with eps: 0 outside [eps, 1 - eps], as clamping first", params=(("eps", None),)),
-    Op("relu",     _relu,           ("g * (x > 0)",), "0 at x = 0", ints="keep"),
-    Op("erf",      sm.erf,          ("g * (2 / SQRT_PI) * exp(-x * x)",)),
-    Op("erfc",     sm.erfc,         ("-g * (2 / SQRT_PI) * exp(-x * x)",)),
-    Op("erfinv",   sm.erfinv,       ("g * (SQRT_PI / 2) * exp(y * y)",), "inf at +-1"),
-    Op("lgamma",   sm.lgamma,       ("g * digamma(x)",), "log |Gamma(x)|; poles at 0, -1, ..."),
-    Op("digamma",  sm.digamma,      ("g * trigamma(x)",), "-inf at 0, NaN at -1, -2, ..."),
-    Op("trigamma", sm.trigamma,     None, "polygamma(1, x); its own derivative is not provided"),
-    Op("erfcx",    sm.erfcx,        ("g * (2 * x * y - 2 / SQRT_PI)",), "exp(x^2) erfc(x)"),
-    Op("i0",       bessel.i0,       ("g * i1(x)",)),
-    Op("i0e",      bessel.i0e,      ("g * (i1e(x) - sign(x) * y)",)),
-    Op("i1",       bessel.i1,       ("where(x == 0, 0.5 * g, g * (i0(x) - y / x))",),
-       "slope 1/2 at 0"),
-    Op("i1e",      bessel.i1e,      ("where(x == 0, 0.5 * g, g * (i0e(x) - y * (sign(x) + 1/x)))",),
-       "slope 1/2 at 0"),
-    # PyTorch gives the functions below no derivative: their results carry no gradient
-    Op("modified_bessel_i0", bessel.i0, None, "I_0, without derivative"),
-    Op("modified_bessel_i1", bessel.i1, None, "I_1, without derivative"),
-    Op("modified_bessel_k0", bessel.modified_bessel_k0, None, "inf at 0, NaN below"),
-    Op("modified_bessel_k1", bessel.modified_bessel_k1, None, "inf at 0, NaN below"),
-    Op("scaled_modified_bessel_k0", bessel.scaled_modified_bessel_k0, None, "inf at 0, NaN below"),
-    Op("scaled_modified_bessel_k1", bessel.scaled_modified_bessel_k1, None, "inf at 0, NaN below"),
-    Op("bessel_j0", bessel.bessel_j0, None, "NaN at +-inf"),
-    Op("bessel_j1", bessel.bessel_j1, None, "NaN at +-inf"),
-    Op("bessel_y0", bessel.bessel_y0, None, "-inf at 0, NaN below"),
-    Op("bessel_y1", bessel.bessel_y1, None, "-inf at 0, NaN below"),
-    Op("spherical_bessel_j0", bessel.spherical_bessel_j0, None),
-    Op("airy_ai",  bessel.airy_ai,  None, "NaN at +-inf, as PyTorch"),
-    Op("ndtr",     _ndtr,           ("g * exp(-x * x / 2) / (SQRT_PI * 2**0.5)",)),
-    Op("entr",     _entr,           ("-g * (log(x) + 1)",), "-x log x; slope inf at 0, NaN below"),
-    Op("sinc",     np.sinc,           ("where(x == 0, 0.0, g * (cos(pi * x) - y) / x)",),
-       "sin(pi x) / (pi x); 1 and slope 0 at x = 0"),
-    Op("deg2rad",  np.deg2rad,      ("g * (pi / 180)",)),
-    Op("rad2deg",  np.rad2deg,      ("g * (180 / pi)",)),
-    Op("floor",    np.floor,        ("zeros_like(g)",), "0 (a step function)", ints="keep"),
-    Op("ceil",     np.ceil,         ("zeros_like(g)",), "0 (a step function)", ints="keep"),
-    Op("trunc",    np.trunc,        ("zeros_like(g)",), "0 (a step function)", ints="keep"),
-    Op("round",    np.round,        ("zeros_like(g)",), "half to even; 0 (a step function)",
-       ints="keep", params=(("decimals", 0),)),
-    Op("frac",     _frac,           ("g",)),
-    Op("nan_to_num", _nan_to_num,   ("g * isfinite(x)",), "0 where x is NaN or +-inf",
-       ints="keep", params=(("nan", 0.0), ("posinf", None), ("neginf", None))),
-    Op("signbit",  np.signbit,      None, "a bool result", ints="keep"),
-    Op("logical_not", np.logical_not, None, "a bool result", ints="keep"),
-    Op("bitwise_not", np.invert,    None, ints="int"),
+    # name and forward, the derivative, its special points, then its faces
+    Op("neg", np.negative, d=lambda g: -g, ints="keep", aliases=("negative",)),
+    Op("positive", np.positive, d=lambda g: g, ints="keep", inplace=False),
+    Op("abs", np.abs,
+       d=lambda m, g, x: g * m.sign(x),
+       note="0 at x = 0 (the subgradient PyTorch picks)", ints="keep", aliases=("absolute",),
+       dunder="__abs__"),
+    Op("sign", _sign,
+       d=lambda m, g: m.zeros_like(g),
+       note="0 everywhere (a step function)", ints="keep", aliases=("sgn",)),
+    Op("square", np.square, d=lambda g, x: 2 * g * x, ints="keep"),
+    Op("reciprocal", np.reciprocal, d=lambda g, y: -g * y * y, note="inf at 0"),
+    Op("sqrt", np.sqrt, d=lambda g, y: g / (2 * y), note="inf at 0, NaN below"),
+    Op("rsqrt", _rsqrt, d=lambda g, y: -0.5 * g * y * y * y, note="-inf at 0"),
+    Op("exp", np.exp, d=lambda g, y: g * y),
+    Op("exp2", np.exp2, d=lambda g, y: g * y * LN2, special=("exp2",)),
+    Op("expm1", np.expm1, d=lambda g, y: g * (y + 1), special=("expm1",)),
+    Op("log", np.log, d=lambda g, x: g / x, note="inf at 0, NaN below"),
+    Op("log2", np.log2, d=lambda g, x: g / (x * LN2)),
+    Op("log10", np.log10, d=lambda g, x: g / (x * LN10)),
+    Op("log1p", np.log1p, d=lambda g, x: g / (x + 1), special=("log1p",)),
+    Op("sin", np.sin, d=lambda m, g, x: g * m.cos(x)),
+    Op("cos", np.cos, d=lambda m, g, x: -g * m.sin(x)),
+    Op("tan", np.tan, d=lambda g, y: g * (1 + y * y)),
+    Op("asin", np.arcsin,
+       d=lambda m, g, x: g / m.sqrt(1 - x * x),
+       note="inf at +-1", aliases=("arcsin",)),
+    Op("acos", np.arccos,
+       d=lambda m, g, x: -g / m.sqrt(1 - x * x),
+       note="-inf at +-1", aliases=("arccos",)),
+    Op("atan", np.arctan, d=lambda g, x: g / (1 + x * x), aliases=("arctan",)),
+    Op("sinh", np.sinh, d=lambda m, g, x: g * m.cosh(x)),
+    Op("cosh", np.cosh, d=lambda m, g, x: g * m.sinh(x)),
+    Op("tanh", np.tanh, d=lambda g, y: g * (1 - y * y)),
+    Op("asinh", np.arcsinh, d=lambda m, g, x: g / m.sqrt(x * x + 1), aliases=("arcsinh",)),
+    Op("acosh", np.arccosh,
+       d=lambda m, g, x: g / m.sqrt(x * x - 1),
+       note="inf at 1", aliases=("arccosh",)),
+    Op("atanh", np.arctanh,
+       d=lambda g, x: g / (1 - x * x),
+       note="inf at +-1", aliases=("arctanh",)),
+    Op("sigmoid", _sigmoid, d=lambda g, y: g * y * (1 - y), special=("expit",)),
+    Op("logit", _logit,
+       d=lambda m, g, x, eps: (
+           g / (x * (1 - x)) if eps is None
+           else m.where((x < eps) | (x > 1 - eps), 0.0, g / (x * (1 - x)))
+       ),
+       note="with eps: 0 outside [eps, 1 - eps], as clamping first", params=(("eps", None),),
+       special=("logit",)),
+    Op("relu", _relu, d=lambda g, x: g * (x > 0), note="0 at x = 0", ints="keep"),
+    Op("erf", sm.erf, d=lambda m, g, x: g * (2 / SQRT_PI) * m.exp(-x * x), special=("erf",)),
+    Op("erfc", sm.erfc, d=lambda m, g, x: -g * (2 / SQRT_PI) * m.exp(-x * x), special=("erfc",)),
+    Op("erfinv", sm.erfinv,
+       d=lambda m, g, y: g * (SQRT_PI / 2) * m.exp(y * y),
+       note="inf at +-1", special=("erfinv",)),
+    Op("lgamma", sm.lgamma,
+       d=lambda m, g, x: g * m.digamma(x),
+       note="log |Gamma(x)|; poles at 0, -1, ...", special=("gammaln",)),
+    Op("digamma", sm.digamma,
+       d=lambda m, g, x: g * m.trigamma(x),
+       note="-inf at 0, NaN at -1, -2, ...", special=("digamma", "psi")),
+    Op("trigamma", sm.trigamma,
+       d=lambda m, g, x: -2 * g * m.zeta(m.full_like(x, 3.0), x),
+       note="polygamma(1, x); its derivative polygamma(2, x) is -2 zeta(3, x)", method=False),
+    Op("erfcx", sm.erfcx,
+       d=lambda g, x, y: g * (2 * x * y - 2 / SQRT_PI),
+       note="exp(x^2) erfc(x)", special=("erfcx",), method=False),
+    Op("i0", bessel.i0, d=lambda m, g, x: g * m.i1(x), special=("i0",), inplace_function=True),
+    Op("i0e", bessel.i0e,
+       d=lambda m, g, x, y: g * (m.i1e(x) - m.sign(x) * y),
+       special=("i0e",), method=False),
+    Op("i1", bessel.i1,
+       d=lambda m, g, x, y: m.where(x == 0, 0.5 * g, g * (m.i0(x) - y / x)),
+       note="slope 1/2 at 0", special=("i1",), method=False),
+    Op("i1e", bessel.i1e,
+       d=lambda m, g, x, y: m.where(x == 0, 0.5 * g, g * (m.i0e(x) - y * (m.sign(x) + 1 / x))),
+       note="slope 1/2 at 0", special=("i1e",), method=False),
+    Op("modified_bessel_i0", bessel.i0,
+       note="I_0, without derivative", special=("modified_bessel_i0",), method=False),
+    Op("modified_bessel_i1", bessel.i1,
+       note="I_1, without derivative", special=("modified_bessel_i1",), method=False),
+    Op("modified_bessel_k0", bessel.modified_bessel_k0,
+       note="inf at 0, NaN below", special=("modified_bessel_k0",), method=False),
+    Op("modified_bessel_k1", bessel.modified_bessel_k1,
+       note="inf at 0, NaN below", special=("modified_bessel_k1",), method=False),
+    Op("scaled_modified_bessel_k0", bessel.scaled_modified_bessel_k0,
+       note="inf at 0, NaN below", special=("scaled_modified_bessel_k0",), method=False),
+    Op("scaled_modified_bessel_k1", bessel.scaled_modified_bessel_k1,
+       note="inf at 0, NaN below", special=("scaled_modified_bessel_k1",), method=False),
+    Op("bessel_j0", bessel.bessel_j0, note="NaN at +-inf", special=("bessel_j0",), method=False),
+    Op("bessel_j1", bessel.bessel_j1, note="NaN at +-inf", special=("bessel_j1",), method=False),
+    Op("bessel_y0", bessel.bessel_y0,
+       note="-inf at 0, NaN below", special=("bessel_y0",), method=False),
+    Op("bessel_y1", bessel.bessel_y1,
+       note="-inf at 0, NaN below", special=("bessel_y1",), method=False),
+    Op("spherical_bessel_j0", bessel.spherical_bessel_j0,
+       special=("spherical_bessel_j0",), method=False),
+    Op("airy_ai", bessel.airy_ai,
+       note="NaN at +-inf, as PyTorch", special=("airy_ai",), method=False),
+    Op("ndtr", _ndtr,
+       d=lambda m, g, x: g * m.exp(-x * x / 2) / (SQRT_PI * 2 ** 0.5),
+       special=("ndtr",), method=False),
+    Op("entr", _entr,
+       d=lambda m, g, x: -g * (m.log(x) + 1),
+       note="-x log x; slope inf at 0, NaN below", special=("entr",), method=False),
+    Op("sinc", np.sinc,
+       d=lambda m, g, x, y: m.where(x == 0, 0.0, g * (m.cos(pi * x) - y) / x),
+       note="sin(pi x) / (pi x); 1 and slope 0 at x = 0", special=("sinc",)),
+    Op("deg2rad", np.deg2rad, d=lambda g: g * (pi / 180)),
+    Op("rad2deg", np.rad2deg, d=lambda g: g * (180 / pi)),
+    Op("floor", np.floor, d=lambda m, g: m.zeros_like(g), note="0 (a step function)", ints="keep"),
+    Op("ceil", np.ceil, d=lambda m, g: m.zeros_like(g), note="0 (a step function)", ints="keep"),
+    Op("trunc", np.trunc,
+       d=lambda m, g: m.zeros_like(g),
+       note="0 (a step function)", ints="keep", aliases=("fix",)),
+    Op("round", np.round,
+       d=lambda m, g: m.zeros_like(g),
+       note="half to even; 0 (a step function)", ints="keep", params=(("decimals", 0),),
+       special=("round",)),
+    Op("frac", _frac, d=lambda g: g),
+    Op("nan_to_num", _nan_to_num,
+       d=lambda m, g, x: g * m.isfinite(x),
+       note="0 where x is NaN or +-inf", ints="keep",
+       params=(("nan", 0.0), ("posinf", None), ("neginf", None))),
+    Op("signbit", np.signbit, note="a bool result", ints="keep", inplace=False),
+    Op("logical_not", np.logical_not, note="a bool result", ints="keep"),
+    Op("bitwise_not", np.invert, ints="int", dunder="__invert__"),
 )
 
 BINARY = (
-    # name         forward          d/da                                 d/db        note
-    Op("atan2",    np.arctan2,      ("where((a == 0) & (b == 0), 0.0, g * b / (a * a + b * b))",
-                                     "where((a == 0) & (b == 0), 0.0, -g * a / (a * a + b * b))"),
-       "the angle of the point (b, a); both derivatives 0 at (0, 0)"),
-    Op("hypot",    np.hypot,        ("g * a / y", "g * b / y"), "NaN at (0, 0)"),
-    Op("logaddexp", np.logaddexp,   ("g / (1 + exp(b - a))", "g / (1 + exp(a - b))")),
-    Op("logaddexp2", np.logaddexp2, ("g / (1 + exp2(b - a))", "g / (1 + exp2(a - b))")),
-    Op("xlogy",    _xlogy,          ("where((a == 0) & (b <= 0), 0.0, g * log(b))", "g * a / b"),
-       "x log y, 0 where x = 0; d/dx is 0 where also y <= 0"),
-    Op("xlog1py",  _xlog1py,        ("where((a == 0) & (b <= -1), 0.0, g * log1p(b))",
-                                     "g * a / (1 + b)"),
-       "x log(1 + y), 0 where x = 0; d/dx is 0 where also y <= -1"),
-    Op("copysign", np.copysign,     ("where(a == 0, 0.0, g * y / a)", "zeros_like(g)"),
-       "|a| with b's sign; 0 for a at a = 0", ints="float"),
-    Op("fmod",     np.fmod,         ("g", "-g * trunc(a / b)"), "C's remainder: a's sign",
-       ints="keep"),
-    Op("remainder", np.remainder,   ("g", "-g * floor(a / b)"), "Python's %: b's sign",
-       ints="keep"),
-    Op("maximum",  np.maximum,      ("where(a == b, g / 2, g * (a > b))",
-                                     "where(a == b, g / 2, g * (b > a))"),
-       "a tie splits the gradient in halves", ints="keep"),
-    Op("minimum",  np.minimum,      ("where(a == b, g / 2, g * (a < b))",
-                                     "where(a == b, g / 2, g * (b < a))"),
-       "a tie splits the gradient in halves", ints="keep"),
-    Op("fmax",     np.fmax,         ("g * ((a >= b) | isnan(b))", "g * ~((a >= b) | isnan(b))"),
-       "NaN loses; a tie gives a all of it", ints="keep"),
-    Op("fmin",     np.fmin,         ("g * ((a <= b) | isnan(b))", "g * ~((a <= b) | isnan(b))"),
-       "NaN loses; a tie gives a all of it", ints="keep"),
-    Op("igamma",   gamma.gammainc,  ("not_implemented('igamma: input')",
-                                     "g * exp((a - 1) * log(b) - b - lgamma(a))"),
-       "P(a, x); PyTorch has no derivative in a", ints="floating"),
-    Op("igammac",  gamma.gammaincc, ("not_implemented('igammac: input')",
-                                     "-g * exp((a - 1) * log(b) - b - lgamma(a))"),
-       "Q(a, x) = 1 - P(a, x); PyTorch has no derivative in a", ints="floating"),
-    Op("zeta",     gamma.zeta,      ("not_implemented('zeta')", "-g * a * zeta(a + 1, b)"),
-       "Hurwitz's zeta; PyTorch has no derivative in x"),
-    # the orthogonal polynomials p_n(x) (a = x, b = n): no derivative in PyTorch
-    Op("chebyshev_polynomial_t", poly.chebyshev_polynomial_t, None, "n < 0 gives 0"),
-    Op("chebyshev_polynomial_u", poly.chebyshev_polynomial_u, None, "n < 0 gives 0"),
-    Op("chebyshev_polynomial_v", poly.chebyshev_polynomial_v, None, "n < 0 gives 0"),
-    Op("chebyshev_polynomial_w", poly.chebyshev_polynomial_w, None, "n < 0 gives 0"),
-    Op("shifted_chebyshev_polynomial_t", poly.shifted_chebyshev_polynomial_t, None),
-    Op("shifted_chebyshev_polynomial_u", poly.shifted_chebyshev_polynomial_u, None),
-    Op("shifted_chebyshev_polynomial_v", poly.shifted_chebyshev_polynomial_v, None),
-    Op("shifted_chebyshev_polynomial_w", poly.shifted_chebyshev_polynomial_w, None),
-    Op("hermite_polynomial_h", poly.hermite_polynomial_h, None, "n < 0 gives 0"),
-    Op("hermite_polynomial_he", poly.hermite_polynomial_he, None, "n < 0 gives 0"),
-    Op("laguerre_polynomial_l", poly.laguerre_polynomial_l, None, "n < 0 gives 0"),
-    Op("legendre_polynomial_p", poly.legendre_polynomial_p, None, "n < 0 gives 0"),
-    Op("floor_divide", np.floor_divide, None, "floor(a / b)", ints="keep"),
-    Op("nextafter", np.nextafter,   None),
-    Op("heaviside", np.heaviside,   None, "0 below 0, b at 0, 1 above", ints="keep"),
-    Op("gcd",      np.gcd,          None, ints="int"),
-    Op("lcm",      np.lcm,          None, ints="int"),
-    Op("bitwise_and", np.bitwise_and, None, ints="int"),
-    Op("bitwise_or", np.bitwise_or, None, ints="int"),
-    Op("bitwise_xor", np.bitwise_xor, None, ints="int"),
-    Op("bitwise_left_shift", np.left_shift, None, ints="int"),
-    Op("bitwise_right_shift", np.right_shift, None, ints="int"),
-    Op("logical_and", np.logical_and, None, "a bool result", ints="keep"),
-    Op("logical_or", np.logical_or, None, "a bool result", ints="keep"),
-    Op("logical_xor", np.logical_xor, None, "a bool result", ints="keep"),
-    Op("eq",       np.equal,        None, "a bool result", ints="keep"),
-    Op("ne",       np.not_equal,    None, "a bool result", ints="keep"),
-    Op("lt",       np.less,         None, "a bool result", ints="keep"),
-    Op("le",       np.less_equal,   None, "a bool result", ints="keep"),
-    Op("gt",       np.greater,      None, "a bool result", ints="keep"),
-    Op("ge",       np.greater_equal, None, "a bool result", ints="keep"),
+    # name and forward, d/da and d/db, the special points, then the faces
+    Op("atan2", np.arctan2,
+       da=lambda m, g, a, b: m.where((a == 0) & (b == 0), 0.0, g * b / (a * a + b * b)),
+       db=lambda m, g, a, b: m.where((a == 0) & (b == 0), 0.0, -g * a / (a * a + b * b)),
+       note="the angle of the point (b, a); both derivatives 0 at (0, 0)", aliases=("arctan2",)),
+    Op("hypot", np.hypot,
+       da=lambda g, a, y: g * a / y,
+       db=lambda g, b, y: g * b / y,
+       note="NaN at (0, 0)"),
+    Op("logaddexp", np.logaddexp,
+       da=lambda m, g, a, b: g / (1 + m.exp(b - a)),
+       db=lambda m, g, a, b: g / (1 + m.exp(a - b)),
+       inplace=False),
+    Op("logaddexp2", np.logaddexp2,
+       da=lambda m, g, a, b: g / (1 + m.exp2(b - a)),
+       db=lambda m, g, a, b: g / (1 + m.exp2(a - b)),
+       inplace=False),
+    Op("xlogy", _xlogy,
+       da=lambda m, g, a, b: m.where((a == 0) & (b <= 0), 0.0, g * m.log(b)),
+       db=lambda g, a, b: g * a / b,
+       note="x log y, 0 where x = 0; d/dx is 0 where also y <= 0", special=("xlogy",)),
+    Op("xlog1py", _xlog1py,
+       da=lambda m, g, a, b: m.where((a == 0) & (b <= -1), 0.0, g * m.log1p(b)),
+       db=lambda g, a, b: g * a / (1 + b),
+       note="x log(1 + y), 0 where x = 0; d/dx is 0 where also y <= -1", special=("xlog1py",),
+       method=False),
+    Op("copysign", np.copysign,
+       da=lambda m, g, a, y: m.where(a == 0, 0.0, g * y / a),
+       db=lambda m, g: m.zeros_like(g),
+       note="|a| with b's sign; 0 for a at a = 0", ints="float"),
+    Op("fmod", np.fmod,
+       da=lambda g: g,
+       db=lambda m, g, a, b: -g * m.trunc(a / b),
+       note="C's remainder: a's sign", ints="keep"),
+    Op("remainder", np.remainder,
+       da=lambda g: g,
+       db=lambda m, g, a, b: -g * m.floor(a / b),
+       note="Python's %: b's sign", ints="keep", dunder="__mod__"),
+    Op("maximum", np.maximum,
+       da=lambda m, g, a, b: m.where(a == b, g / 2, g * (a > b)),
+       db=lambda m, g, a, b: m.where(a == b, g / 2, g * (b > a)),
+       note="a tie splits the gradient in halves", ints="keep", inplace=False),
+    Op("minimum", np.minimum,
+       da=lambda m, g, a, b: m.where(a == b, g / 2, g * (a < b)),
+       db=lambda m, g, a, b: m.where(a == b, g / 2, g * (b < a)),
+       note="a tie splits the gradient in halves", ints="keep", inplace=False),
+    Op("fmax", np.fmax,
+       da=lambda m, g, a, b: g * ((a >= b) | m.isnan(b)),
+       db=lambda m, g, a, b: g * ~((a >= b) | m.isnan(b)),
+       note="NaN loses; a tie gives a all of it", ints="keep", inplace=False),
+    Op("fmin", np.fmin,
+       da=lambda m, g, a, b: g * ((a <= b) | m.isnan(b)),
+       db=lambda m, g, a, b: g * ~((a <= b) | m.isnan(b)),
+       note="NaN loses; a tie gives a all of it", ints="keep", inplace=False),
+    Op("igamma", gamma.gammainc,
+       da=lambda g: not_implemented("igamma: input"),
+       db=lambda m, g, a, b: g * m.exp((a - 1) * m.log(b) - b - m.lgamma(a)),
+       note="P(a, x); PyTorch has no derivative in a", ints="floating", special=("gammainc",)),
+    Op("igammac", gamma.gammaincc,
+       da=lambda g: not_implemented("igammac: input"),
+       db=lambda m, g, a, b: -g * m.exp((a - 1) * m.log(b) - b - m.lgamma(a)),
+       note="Q(a, x) = 1 - P(a, x); PyTorch has no derivative in a", ints="floating",
+       special=("gammaincc",)),
+    Op("zeta", gamma.zeta,
+       da=lambda g: not_implemented("zeta"),
+       db=lambda m, g, a, b: -g * a * m.zeta(a + 1, b),
+       note="Hurwitz's zeta; PyTorch has no derivative in x", special=("zeta",), method=False),
+    Op("chebyshev_polynomial_t", poly.chebyshev_polynomial_t,
+       note="n < 0 gives 0", special=("chebyshev_polynomial_t",), method=False, second="n"),
+    Op("chebyshev_polynomial_u", poly.chebyshev_polynomial_u,
+       note="n < 0 gives 0", special=("chebyshev_polynomial_u",), method=False, second="n"),
+    Op("chebyshev_polynomial_v", poly.chebyshev_polynomial_v,
+       note="n < 0 gives 0", special=("chebyshev_polynomial_v",), method=False, second="n"),
+    Op("chebyshev_polynomial_w", poly.chebyshev_polynomial_w,
+       note="n < 0 gives 0", special=("chebyshev_polynomial_w",), method=False, second="n"),
+    Op("shifted_chebyshev_polynomial_t", poly.shifted_chebyshev_polynomial_t,
+       special=("shifted_chebyshev_polynomial_t",), method=False, second="n"),
+    Op("shifted_chebyshev_polynomial_u", poly.shifted_chebyshev_polynomial_u,
+       special=("shifted_chebyshev_polynomial_u",), method=False, second="n"),
+    Op("shifted_chebyshev_polynomial_v", poly.shifted_chebyshev_polynomial_v,
+       special=("shifted_chebyshev_polynomial_v",), method=False, second="n"),
+    Op("shifted_chebyshev_polynomial_w", poly.shifted_chebyshev_polynomial_w,
+       special=("shifted_chebyshev_polynomial_w",), method=False, second="n"),
+    Op("hermite_polynomial_h", poly.hermite_polynomial_h,
+       note="n < 0 gives 0", special=("hermite_polynomial_h",), method=False, second="n"),
+    Op("hermite_polynomial_he", poly.hermite_polynomial_he,
+       note="n < 0 gives 0", special=("hermite_polynomial_he",), method=False, second="n"),
+    Op("laguerre_polynomial_l", poly.laguerre_polynomial_l,
+       note="n < 0 gives 0", special=("laguerre_polynomial_l",), method=False, second="n"),
+    Op("legendre_polynomial_p", poly.legendre_polynomial_p,
+       note="n < 0 gives 0", special=("legendre_polynomial_p",), method=False, second="n"),
+    Op("floor_divide", np.floor_divide, note="floor(a / b)", ints="keep", dunder="__floordiv__"),
+    Op("nextafter", np.nextafter),
+    Op("heaviside", np.heaviside, note="0 below 0, b at 0, 1 above", ints="keep"),
+    Op("gcd", np.gcd, ints="int"),
+    Op("lcm", np.lcm, ints="int"),
+    Op("bitwise_and", np.bitwise_and, ints="int", dunder="__and__"),
+    Op("bitwise_or", np.bitwise_or, ints="int", dunder="__or__"),
+    Op("bitwise_xor", np.bitwise_xor, ints="int", dunder="__xor__"),
+    Op("bitwise_left_shift", np.left_shift, ints="int", dunder="__lshift__"),
+    Op("bitwise_right_shift", np.right_shift, ints="int", dunder="__rshift__"),
+    Op("logical_and", np.logical_and, note="a bool result", ints="keep"),
+    Op("logical_or", np.logical_or, note="a bool result", ints="keep"),
+    Op("logical_xor", np.logical_xor, note="a bool result", ints="keep"),
+    Op("eq", np.equal, note="a bool result", ints="keep"),
+    Op("ne", np.not_equal, note="a bool result", ints="keep", aliases=("not_equal",)),
+    Op("lt", np.less, note="a bool result", ints="keep", aliases=("less",)),
+    Op("le", np.less_equal, note="a bool result", ints="keep", aliases=("less_equal",)),
+    Op("gt", np.greater, note="a bool result", ints="keep", aliases=("greater",)),
+    Op("ge", np.greater_equal, note="a bool result", ints="keep", aliases=("greater_equal",)),
 )
 # fmt: on
 
 _BINARY_NAMES = frozenset(op.name for op in BINARY)
 
-#: PyTorch's other names for the same operations.
-ALIASES = {
-    "negative": "neg",
-    "absolute": "abs",
-    "arcsin": "asin",
-    "arccos": "acos",
-    "arctan": "atan",
-    "arcsinh": "asinh",
-    "arccosh": "acosh",
-    "arctanh": "atanh",
-    "arctan2": "atan2",
-    "fix": "trunc",
-    "sgn": "sign",
-    "expit": "sigmoid",
-    "gammaln": "lgamma",
-    "psi": "digamma",
-    "gammainc": "igamma",
-    "gammaincc": "igammac",
-    "greater": "gt",
-    "greater_equal": "ge",
-    "less": "lt",
-    "less_equal": "le",
-    "not_equal": "ne",
-}
-
-#: Smooth functions whose derivative minigrad does not provide: asking for a gradient
-#: through them raises NotImplementedError instead of giving zero.
-NO_DERIVATIVE_YET = frozenset({"trigamma"})
-
 #: The entries by name.
 TABLE = {op.name: op for op in UNARY + BINARY}
+
+
+@functools.cache
+def derivative_texts() -> dict:
+    """Each entry's derivatives as this file writes them, by the entry's name, without
+    the ``m.`` of their math (``{"sin": ("g * cos(x)",), ...}``): for the reference page
+    and the docstrings."""
+    source = Path(__file__).read_text(encoding="utf-8")
+    lines = source.splitlines()
+
+    def text(node) -> str:  # the source of ``node`` (this file is ASCII: columns are bytes)
+        parts = lines[node.lineno - 1 : node.end_lineno]
+        parts[-1] = parts[-1][: node.end_col_offset]
+        parts[0] = parts[0][node.col_offset :]
+        return " ".join(" ".join(parts).replace("m.", "").split())
+
+    texts = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Op":
+            lambdas = [k.value.body for k in node.keywords if k.arg in ("d", "da", "db")]
+            texts[node.args[0].value] = tuple(text(body) for body in lambdas)
+    return texts

@@ -123,7 +123,12 @@ def trigamma(x: np.ndarray) -> np.ndarray:
         w, acc = _shift_up(w, lambda t: 1 / (t * t))
         inv = 1 / w
         inv2 = inv * inv
-        series = inv + inv2 / 2 + inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 / 42))
+        # 1/w + 1/(2w^2) + sum_k B_2k / w^(2k+1), to B_14: above 6 the next term is 4e-13
+        # of the sum (it stopped at B_6 before: 2e-8, as far off as PyTorch's own)
+        tail = 1 / 30 - inv2 * (5 / 66 - inv2 * (691 / 2730 - inv2 * 7 / 6))
+        series = (
+            inv + inv2 / 2 + inv * inv2 * (1 / 6 - inv2 * (1 / 30 - inv2 * (1 / 42 - inv2 * tail)))
+        )
         out = series + acc
         out = np.where(reflect, np.pi**2 / np.sin(np.pi * v) ** 2 - out, out)
     poles = (v <= 0) & (v == np.floor(v))

@@ -21,32 +21,13 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions.arithmetic import promote
-from minigrad.functions.elementwise import ALIASES, BINARY, TABLE, UNARY, Op
+from minigrad.functions.elementwise import BINARY, UNARY, Op, derivative_texts
 from minigrad.functions.errors import DtypeError
-from minigrad.functions.pointwise import FUNCTIONS, check_differentiable, evaluate
+from minigrad.functions.pointwise import FUNCTIONS, evaluate
 from minigrad.tensor import Tensor, as_tensor  # imported at the end of minigrad.tensor
 
-#: Entries that are ``torch.special`` functions only (no Tensor method, no ``torch.X``).
-SPECIAL_ONLY = frozenset(
-    """ndtr entr xlog1py trigamma erfcx i0e i1 i1e zeta modified_bessel_i0 modified_bessel_i1
-    modified_bessel_k0 modified_bessel_k1 scaled_modified_bessel_k0 scaled_modified_bessel_k1
-    bessel_j0 bessel_j1 bessel_y0 bessel_y1 spherical_bessel_j0 chebyshev_polynomial_t
-    chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w
-    shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u shifted_chebyshev_polynomial_v
-    shifted_chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he
-    laguerre_polynomial_l legendre_polynomial_p airy_ai""".split()
-)
-
-#: Entries PyTorch gives no in-place variant (``x.maximum_`` does not exist).
-NO_INPLACE = frozenset(
-    {"positive", "signbit", "logaddexp", "logaddexp2", "maximum", "minimum", "fmax", "fmin"}
-)
-
-#: ``torch.special`` names of entries that are no Tensor method or ``torch.X``.
-SPECIAL_ALIASES = frozenset({"expit", "gammaln", "psi", "gammainc", "gammaincc"})
-
-#: Entries whose in-place variant PyTorch also offers as a function (``torch.i0_(x)``).
-INPLACE_FUNCTIONS = frozenset({"i0"})
+#: Every name an entry answers to: its own, its aliases and its torch.special names.
+NAMES = {name: op for op in UNARY + BINARY for name in (op.name, *op.aliases, *op.special)}
 
 _Number = (int, float, bool, np.number, np.bool_)
 
@@ -107,7 +88,6 @@ def _run(op: Op, tensors: tuple, params: tuple):
     """The table's Function on ``tensors``; a result without gradient for entries
     that have no derivative."""
     if op.grads is None:
-        check_differentiable(op, tensors)
         return Tensor._make(evaluate(op, tuple(t._data for t in tensors), params), False, None)
     return FUNCTIONS[op.name].apply(*tensors, *params)
 
@@ -133,14 +113,14 @@ def binary_operands(op: Op, a, b) -> tuple:
 def call(name: str, input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
     """The table's ``name`` (or an alias) on ``input`` (and ``other``, for a binary op)
     with the entry's extra arguments: what every generated method and function runs."""
-    op = TABLE[ALIASES.get(name, name)]
+    op = NAMES[name]
     if op.arity == 2:
         if args:
             other, args = args[0], args[1:]
-        elif "other" in kwargs:
-            other = kwargs.pop("other")
+        elif op.second in kwargs:
+            other = kwargs.pop(op.second)
         else:
-            raise TypeError(f"{name}() missing its second argument 'other'")
+            raise TypeError(f"{name}() missing its second argument '{op.second}'")
         tensors = binary_operands(op, input, other)
     else:
         tensors = (_input(as_tensor(input), op),)
@@ -177,58 +157,39 @@ def _function(name: str):
 
 def _named(fn, name: str, op: Op, what: str):
     fn.__name__ = fn.__qualname__ = name
-    derivative = "not differentiable" if op.grads is None else "; ".join(op.grads)
+    texts = derivative_texts().get(op.name)
+    derivative = "; ".join(texts) if texts else "not differentiable"
     note = f" ({op.note})" if op.note else ""
     fn.__doc__ = f"{what} ``{op.name}``, elementwise. Derivative: {derivative}{note}."
     return fn
-
-
-def _names_of(op: Op) -> list:
-    return [op.name] + [alias for alias, target in ALIASES.items() if target == op.name]
 
 
 def tensor_methods() -> dict:
     """Every Tensor method the table defines, by name (aliases and in-place included)."""
     methods = {}
     for op in UNARY + BINARY:
-        if op.name in SPECIAL_ONLY:
+        if not op.method:
             continue
-        for name in _names_of(op):
-            if name in SPECIAL_ALIASES:
-                continue
+        for name in (op.name, *op.aliases):
             methods[name] = _named(_method(name), name, op, "Tensor method")
-            if op.name not in NO_INPLACE:
+            if op.inplace:
                 methods[name + "_"] = _named(_inplace_method(name), name + "_", op, "In place,")
     return methods
 
 
-#: Operators that are table entries: dunder name -> entry.
-OPERATORS = {
-    "__abs__": "abs",
-    "__and__": "bitwise_and",
-    "__or__": "bitwise_or",
-    "__xor__": "bitwise_xor",
-    "__invert__": "bitwise_not",
-    "__lshift__": "bitwise_left_shift",
-    "__rshift__": "bitwise_right_shift",
-    "__mod__": "remainder",
-    "__floordiv__": "floor_divide",
-}
-
-
 def operator_methods() -> dict:
+    """The operators that are table entries (``x & y``, ``x % y``, ``~x`` ...), with their
+    reflected and in-place forms."""
     methods = {}
-    for dunder, name in OPERATORS.items():
-        op = TABLE[name]
+    for op in UNARY + BINARY:
+        dunder = op.dunder
+        if not dunder:
+            continue
+        methods[dunder] = _named(_method(op.name), dunder, op, "Operator")
         if op.arity == 2:
-            methods[dunder] = _named(_method(name), dunder, op, "Operator")
-            reflected = "__r" + dunder[2:]
+            reflected, inplace = "__r" + dunder[2:], "__i" + dunder[2:]
             methods[reflected] = _named(_reflected(op), reflected, op, "Reflected operator")
-            methods["__i" + dunder[2:]] = _named(
-                _inplace_method(name), "__i" + dunder[2:], op, "In place,"
-            )
-        else:
-            methods[dunder] = _named(_method(name), dunder, op, "Operator")
+            methods[inplace] = _named(_inplace_method(op.name), inplace, op, "In place,")
     return methods
 
 
@@ -236,14 +197,22 @@ def functions() -> dict:
     """``mg.X`` for every table entry (aliases included), as ``x.X(...)``."""
     out = {}
     for op in UNARY + BINARY:
-        if op.name in SPECIAL_ONLY:
+        if not op.method:
             continue
-        for name in _names_of(op):
-            if name not in SPECIAL_ALIASES:
-                out[name] = _named(_function(name), name, op, "")
-        if op.name in INPLACE_FUNCTIONS:
+        for name in (op.name, *op.aliases):
+            out[name] = _named(_function(name), name, op, "")
+        if op.inplace_function:
             out[op.name + "_"] = _named(_inplace_function(op.name), op.name + "_", op, "In place,")
     return out
+
+
+def special_functions() -> dict:
+    """``mg.special.X`` for every table entry with torch.special names."""
+    return {
+        name: _named(_function(name), name, op, "torch.special's")
+        for op in UNARY + BINARY
+        for name in op.special
+    }
 
 
 def _inplace_function(name: str):
@@ -251,9 +220,3 @@ def _inplace_function(name: str):
         return getattr(input, name + "_")(*args, **kwargs)
 
     return fn
-
-
-def attach(tensor_cls) -> None:
-    """Give the Tensor class the table's methods and operators."""
-    for name, method in {**tensor_methods(), **operator_methods()}.items():
-        setattr(tensor_cls, name, method)

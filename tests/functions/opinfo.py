@@ -20,7 +20,6 @@ import numpy as np
 
 import minigrad as mg
 from minigrad.functions.elementwise import BINARY, UNARY
-from minigrad.surface.elementwise import NO_INPLACE, SPECIAL_ONLY
 
 FLOATS = ("float32", "float64")
 ALL = ("float32", "float64", "int64", "bool")
@@ -79,7 +78,7 @@ OVERRIDES = {
     "acosh": dict(domain=(1.1, 3.0)),
     "erfinv": dict(domain=UNIT, points=(([1.0, -1.0, 0.0, 2.0],),)),
     "lgamma": dict(domain=(0.2, 4.0), points=(([0.0, -1.0, -2.5, 1.0],),)),
-    "digamma": dict(domain=(0.2, 4.0), gradgrad=False),  # trigamma has no derivative
+    "digamma": dict(domain=(0.2, 4.0)),
     "trigamma": dict(domain=(0.2, 4.0), torch_fn=lambda torch, x: torch.polygamma(1, x)),
     "logit": dict(domain=(0.05, 0.95), dtypes=FLOATS),
     "ndtr": dict(torch_fn=_special("ndtr")),
@@ -177,10 +176,10 @@ def _table_infos() -> list:
             op.name,
             arity=2 if op in BINARY else 1,
             differentiable=op.grads is not None,
-            inplace=op.name not in NO_INPLACE and op.name not in SPECIAL_ONLY,
+            inplace=op.inplace and op.method,
             table=True,
         )
-        if op.name in SPECIAL_ONLY:
+        if not op.method:
             info.mg_fn = getattr(mg.special, op.name, None) or _mg_special(op.name)
         if op.ints == "int":
             info.dtypes = ("int64", "bool")
@@ -416,10 +415,9 @@ JOINING += [
     expr("where-method", "x.where(x > 0, y)", (((3, 4), (4,)),)),
     expr(
         "polygamma",
-        "lib.polygamma(0, x) * x.polygamma(0)",
+        "lib.polygamma(0, x) * x.polygamma(0) + lib.polygamma(3, x)",
         M,
         domain=(0.2, 4.0),
-        gradgrad=False,
     ),
     expr("mvlgamma", "lib.mvlgamma(x, 3)", M, domain=(1.5, 4.0)),
     expr(
