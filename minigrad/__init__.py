@@ -17,11 +17,7 @@ import math as _math
 
 import numpy as _np
 
-# PyTorch's surface, attached here and nowhere else: every Tensor method written outside
-# tensor.py (x.sin, x.scatter_add, x.add(y, alpha=2), ...), the mg.* functions of the same
-# modules, and PyTorch's module paths whose code is in minigrad/surface/ (minigrad.special,
-# minigrad.autograd.functional, ...). docs/tensor-methods.md says where each is defined.
-from minigrad import surface as _surface  # noqa: E402, I001  (after Tensor, by design)
+from minigrad import surface as _surface
 from minigrad.autograd import (
     Function,
     enable_grad,
@@ -151,6 +147,10 @@ from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
 from minigrad.unsupported import error as _unsupported_error
 
+# PyTorch's surface, attached here and nowhere else: every Tensor method written outside
+# tensor.py (x.sin, x.scatter_add, x.add(y, alpha=2), ...), the mg.* functions of the same
+# modules, and PyTorch's module paths whose code is in minigrad/surface/ (minigrad.special,
+# minigrad.autograd.functional, ...). docs/tensor-methods.md says where each is defined.
 _surface.attach(Tensor)
 globals().update(_surface.functions())
 globals().update({name: getattr(_settings, name) for name in _settings.__all__})
@@ -158,10 +158,10 @@ globals().update({name: getattr(_settings, name) for name in _settings.__all__})
 install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
 install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
 
-bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
+bool = bool_  # mg.bool, as torch.bool
 dtype = _np.dtype  # torch.dtype: the class of mg.float32, mg.int64, ... (NumPy's)
-float = float32  # noqa: A001
-int = int32  # noqa: A001  (torch.int is int32)
+float = float32  # torch.float is float32
+int = int32  # torch.int is int32
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # torch.pi, ...
 __version__ = "0.1.0"

@@ -251,7 +251,7 @@ def randperm(
     return _finish(data, requires_grad, device, "randperm")
 
 
-def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):  # noqa: A002
+def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None):
     """Draw ``num_samples`` category indices per row from the weights in ``input``.
 
     ``input`` is 1-D (one distribution) or 2-D (one per row) of non-negative weights,

@@ -12,7 +12,7 @@ from __future__ import annotations
 _KNOWN = ("cpu", "cuda", "mps", "xpu", "meta", "xla", "hpu", "npu", "privateuseone")
 
 
-class device:  # noqa: N801  (torch.device)
+class device:
     """A device name with an optional index: ``device("cpu")``, ``device("cuda", 0)``,
     ``device("cuda:1")``.
 
@@ -23,7 +23,7 @@ class device:  # noqa: N801  (torch.device)
 
     __slots__ = ("type", "index")
 
-    def __init__(self, type, index: int | None = None) -> None:  # noqa: A002
+    def __init__(self, type, index: int | None = None) -> None:
         if isinstance(type, device):
             type, index = type.type, type.index if index is None else index
         elif isinstance(type, int) and not isinstance(type, bool):

@@ -26,7 +26,7 @@ bool_ = np.dtype(np.bool_)
 
 half = float16
 short = int16
-float = float32  # noqa: A001  (torch.float is float32)
+float = float32
 double = float64
 long = int64
 

@@ -57,7 +57,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return cat([t.unsqueeze(dim % n) for t in tensors], dim % n)
 
 
-def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's argument names)
+def where(condition, input, other) -> Tensor:
     """``input`` where ``condition`` is True, else ``other`` (tensors or numbers)."""
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if cond.dtype != np.bool_:
@@ -92,7 +92,7 @@ def einsum(equation: str, *operands) -> Tensor:
 
 
 def _method(name: str):
-    def fn(input, *args, **kwargs):  # noqa: A002
+    def fn(input, *args, **kwargs):
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
     fn.__name__ = name

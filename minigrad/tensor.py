@@ -603,7 +603,7 @@ class Tensor:
     def matmul(self, other):
         return A.matmul(self, other)
 
-    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's argument names)
+    def clamp(self, min=None, max=None):
         if min is None and max is None:
             raise ShapeError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -950,7 +950,7 @@ class Tensor:
     def div_(self, other) -> Tensor:
         return self._inplace("div_", self / other)
 
-    def clamp_(self, min=None, max=None) -> Tensor:  # noqa: A002  (PyTorch's names)
+    def clamp_(self, min=None, max=None) -> Tensor:
         if min is None and max is None:
             raise ValueError("clamp_: at least one of min and max must be given")
         return self._inplace("clamp_", self.clamp(min, max))
@@ -1137,7 +1137,7 @@ class Tensor:
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
         return self.sort(dim, descending, stable).indices
 
-    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
         """The ``k`` largest (or smallest) elements along ``dim``: ``(values, indices)``."""
         from minigrad.functions.ordering import sort_indices
 

@@ -21,8 +21,8 @@ else:  # the same program on minigrad: only these imports change
     from minigrad.utils.data import DataLoader, Dataset, random_split
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model import GPT, GPTConfig  # noqa: E402
-from train import char_data  # noqa: E402
+from model import GPT, GPTConfig
+from train import char_data
 
 
 class CharDataset(Dataset):

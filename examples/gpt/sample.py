@@ -15,8 +15,8 @@ else:  # the same program on minigrad: only this import changes
     import minigrad as torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model import GPT, GPTConfig  # noqa: E402
-from train import char_data  # noqa: E402
+from model import GPT, GPTConfig
+from train import char_data
 
 
 def main(argv=None):

@@ -24,7 +24,7 @@ else:  # the same program on minigrad: only this import changes
     import minigrad as torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from model import GPT, GPTConfig  # noqa: E402
+from model import GPT, GPTConfig
 
 TEXT = (
     "the quick brown fox jumps over the lazy dog. a stitch in time saves nine. "

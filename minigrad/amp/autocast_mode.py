@@ -13,7 +13,7 @@ def is_autocast_available(device_type: str) -> bool:
     return False
 
 
-class autocast:  # noqa: N801  (torch.amp.autocast)
+class autocast:
     """See the module docstring: a no-op context manager / decorator that says so."""
 
     def __init__(

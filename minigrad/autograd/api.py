@@ -122,7 +122,7 @@ def is_multithreading_enabled() -> bool:
     return _MULTITHREADING[0]
 
 
-class set_multithreading_enabled:  # noqa: N801  (torch.autograd.set_multithreading_enabled)
+class set_multithreading_enabled:
     """Context manager setting :func:`is_multithreading_enabled` (restored on exit)."""
 
     def __init__(self, mode: bool) -> None:

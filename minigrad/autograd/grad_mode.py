@@ -97,7 +97,7 @@ class set_grad_enabled(_GradMode):
         return super().__call__(func)
 
 
-class inference_mode(_GradMode):  # noqa: N801  (torch.inference_mode)
+class inference_mode(_GradMode):
     """Disable graph recording, as ``torch.inference_mode``: ``with mg.inference_mode():``,
     ``@mg.inference_mode()`` or ``@mg.inference_mode``. ``mode=False`` changes nothing.
 

@@ -197,7 +197,7 @@ class GradcheckResult:
     def failures(self) -> list:
         return [p for p in self.pairs if p.verdict == "failed"]
 
-    def pair(self, output: int = 0, input: int = 0) -> PairResult:  # noqa: A002
+    def pair(self, output: int = 0, input: int = 0) -> PairResult:
         """The result for one (output, input) pair, by position."""
         for p in self.pairs:
             if p.output == output and p.input == input:

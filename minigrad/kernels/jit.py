@@ -47,7 +47,7 @@ def both_floats(template: str) -> list:
 def _signature(sig):
     """A signature string read in the namespace Numba reads it in (``numba.types``)."""
     if isinstance(sig, str):
-        return eval(sig, {"__builtins__": {}}, vars(numba.types))  # noqa: S307
+        return eval(sig, {"__builtins__": {}}, vars(numba.types))
     return sig
 
 

@@ -58,7 +58,7 @@ def multi_dot(tensors) -> Tensor:
     return out
 
 
-def matmul(input, other) -> Tensor:  # noqa: A002
+def matmul(input, other) -> Tensor:
     return as_tensor(input) @ other
 
 
@@ -67,7 +67,7 @@ def vecdot(x, y, *, dim: int = -1) -> Tensor:
     return (as_tensor(x) * y).sum(dim)
 
 
-def cross(input, other, *, dim: int = -1) -> Tensor:  # noqa: A002
+def cross(input, other, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim``."""
     a, b = as_tensor(input), as_tensor(other)
     shape = np.broadcast_shapes(a.shape, b.shape)
@@ -85,7 +85,7 @@ def diagonal(A, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return as_tensor(A).diagonal(offset, dim1, dim2)
 
 
-def vander(x, *, N: int | None = None) -> Tensor:  # noqa: N803
+def vander(x, *, N: int | None = None) -> Tensor:
     """The Vandermonde matrix of x: its columns are x^0, x^1, ..., x^(N-1) (N = the
     length of x by default). Built from products, so the gradient at x = 0 is finite.
 

@@ -17,7 +17,7 @@ from minigrad.tensor import Tensor
 
 
 # --------------------------------------------------------------------------- Cholesky
-def cholesky(input, *, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky(input, *, upper: bool = False) -> Tensor:
     """The Cholesky factor of a symmetric positive-definite matrix: ``A = L L^T`` with L
     lower triangular (``upper=True``: ``A = U^T U``, U = L^T). Only the lower triangle of
     A is read.
@@ -38,7 +38,7 @@ def cholesky(input, *, upper: bool = False) -> Tensor:  # noqa: A002
     return lower.mT if upper else lower
 
 
-def cholesky_ex(input, *, upper: bool = False, check_errors: bool = False):  # noqa: A002
+def cholesky_ex(input, *, upper: bool = False, check_errors: bool = False):
     """``(L, info)``: ``cholesky`` that reports instead of raising: ``info`` (int32,
     shape ``(*)``) is 0 for a positive-definite matrix, else the order of its first leading
     minor that is not; the factor of such a matrix is not meaningful (NaN here)."""
@@ -87,7 +87,7 @@ def qr(A, mode: str = "reduced"):
 
 
 # ------------------------------------------------------------------- symmetric eigen
-def eigh(input, UPLO: str = "L"):  # noqa: A002, N803  (PyTorch's spelling)
+def eigh(input, UPLO: str = "L"):
     """``(eigenvalues, eigenvectors)`` of a symmetric matrix: ``A = V diag(L) V^T``, the
     eigenvalues in ascending order, the eigenvectors as the columns of V. Only the
     triangle ``UPLO`` (``'L'`` or ``'U'``) of A is read.
@@ -111,7 +111,7 @@ def eigh(input, UPLO: str = "L"):  # noqa: A002, N803  (PyTorch's spelling)
     return rt.linalg_eigh(values, vectors)
 
 
-def eigvalsh(input, UPLO: str = "L") -> Tensor:  # noqa: A002, N803
+def eigvalsh(input, UPLO: str = "L") -> Tensor:
     """The eigenvalues of a symmetric matrix, ascending (see ``eigh``); their gradient is
     ``V diag(G) V^T``, finite even where eigenvalues repeat."""
     A = input

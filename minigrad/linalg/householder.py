@@ -45,7 +45,7 @@ def _check(A, tau, name: str):
     return A, tau
 
 
-def householder_product(input, tau) -> Tensor:  # noqa: A002
+def householder_product(input, tau) -> Tensor:
     """The first n columns of ``H_1 ... H_k`` (``(*, m, n)``), the reflectors read from
     A's columns below the diagonal and ``tau`` (``(*, k)``, k <= n <= m).
 
@@ -65,12 +65,12 @@ def householder_product(input, tau) -> Tensor:  # noqa: A002
     return Q
 
 
-def orgqr(input, tau) -> Tensor:  # noqa: A002
+def orgqr(input, tau) -> Tensor:
     """``householder_product(input, tau)`` (LAPACK's name)."""
     return householder_product(input, tau)
 
 
-def ormqr(input, tau, other, left: bool = True, transpose: bool = False) -> Tensor:  # noqa: A002
+def ormqr(input, tau, other, left: bool = True, transpose: bool = False) -> Tensor:
     """``Q C`` with ``Q = H_1 ... H_k`` (the full m x m Q of ``geqrf``), C = ``other``:
     ``left=False`` gives ``C Q``, ``transpose=True`` uses Q^T."""
     A = matrix(input, "ormqr", "input")
@@ -85,7 +85,7 @@ def ormqr(input, tau, other, left: bool = True, transpose: bool = False) -> Tens
     return C
 
 
-def geqrf(input):  # noqa: A002
+def geqrf(input):
     """``(a, tau)``: the QR factorization in LAPACK's compact form: R on and above a's
     diagonal, the reflectors' tails below it, their scales in ``tau`` (``(*, min(m, n))``).
     Each reflector is chosen as LAPACK's ``larfg``: it maps x to ``(beta, 0, ..., 0)`` with

@@ -102,7 +102,7 @@ def _factor_one(a: np.ndarray):
     return pivots, info
 
 
-def ldl_factor_ex(input, *, hermitian: bool = False, check_errors: bool = False):  # noqa: A002
+def ldl_factor_ex(input, *, hermitian: bool = False, check_errors: bool = False):
     """``(LD, pivots, info)``: the compact LDL^T factorization of a symmetric A (its
     lower triangle is read; the module docstring describes the result). ``info`` (int32,
     ``(*)``) is 0, or the 1-based index of a zero diagonal block of D (A is singular).
@@ -131,7 +131,7 @@ def ldl_factor_ex(input, *, hermitian: bool = False, check_errors: bool = False)
     )
 
 
-def ldl_factor(input, *, hermitian: bool = False):  # noqa: A002
+def ldl_factor(input, *, hermitian: bool = False):
     """``(LD, pivots)``: ``ldl_factor_ex`` that raises ``mg.linalg.LinAlgError`` for a
     singular A.
 
@@ -194,7 +194,7 @@ def _solve_one(a: np.ndarray, pivots: np.ndarray, b: np.ndarray) -> np.ndarray:
     return b
 
 
-def ldl_solve(LD, pivots, B, *, hermitian: bool = False):  # noqa: N803
+def ldl_solve(LD, pivots, B, *, hermitian: bool = False):
     """X with ``A X = B`` from A's compact LDL^T factorization (``ldl_factor``).
 
     Shape: LD ``(*, n, n)``, pivots ``(*, n)``, B ``(*, n, k)``, batch dims broadcast.

@@ -96,7 +96,7 @@ def lu(A, *, pivot: bool = True):
     return rt.linalg_lu(*lu_unpack(packed, pivots))
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):  # noqa: N803
+def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):
     """``(P, L, U)`` from the compact form; with ``unpack_data=False`` L and U are empty,
     with ``unpack_pivots=False`` P is. Differentiable in ``LU_data``."""
     packed = matrix(LU_data, "lu_unpack", "LU_data")

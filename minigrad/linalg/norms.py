@@ -19,7 +19,7 @@ from minigrad.linalg.decompositions import svdvals
 from minigrad.tensor import Tensor, as_tensor
 
 
-def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The vector ``ord``-norm of ``x`` over ``dim`` (see the module docstring).
 
     Example::
@@ -53,7 +53,7 @@ def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) ->
     return (a**ord).sum(dim, keepdim) ** (1.0 / ord)
 
 
-def norm(input, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def norm(input, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """A vector or a matrix norm, as ``torch.linalg.norm``: with ``dim`` an int (or a
     1-tuple) a vector norm along it, with ``dim`` a 2-tuple a matrix norm over those dims;
     with ``dim=None`` the 2-norm of every element when ``ord`` is None, else a vector norm
@@ -87,7 +87,7 @@ def norm(input, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     )
 
 
-def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """A matrix norm over the two dims ``dim``: ``'fro'`` sqrt(sum a_ij^2); ``'nuc'`` the
     sum of the singular values; ``2`` / ``-2`` the largest / smallest singular value;
     ``1`` / ``-1`` the max / min column sum of |A|; ``inf`` / ``-inf`` the max / min row

@@ -33,7 +33,7 @@ def solve_triangular(
     *,
     upper: bool,
     left: bool = True,
-    unitriangular: bool = False,  # noqa: A002
+    unitriangular: bool = False,
 ) -> Tensor:
     """X with ``A X = B`` (``left=False``: ``X A = B``) for a triangular A: only its upper
     (``upper=True``) or lower triangle is read, and with ``unitriangular=True`` its
@@ -137,7 +137,7 @@ def _as_array(x):
     return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
 
 
-def pinv(input, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:  # noqa: A002
+def pinv(input, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
     """The Moore-Penrose pseudoinverse: from the SVD ``A = U diag(S) Vh``,
     ``pinv(A) = Vh^T diag(1/s where s > tol, else 0) U^T`` with
     ``tol = max(atol, rtol * max(S))`` (defaults as ``matrix_rank``). ``hermitian=True``
@@ -193,7 +193,7 @@ def matrix_rank(input, tol=None, hermitian: bool = False, *, atol=None, rtol=Non
     return Tensor._make(np.asarray((s > cut[..., None]).sum(-1), dtype=np.int64), False, None)
 
 
-def lstsq(input, b, rcond=None, *, driver=None):  # noqa: A002
+def lstsq(input, b, rcond=None, *, driver=None):
     """The least-squares solution of ``A X = B``: X minimizes ``||A X - B||_F``.
 
     Returns ``(solution, residuals, rank, singular_values)`` as PyTorch's CPU drivers
@@ -252,7 +252,7 @@ def _empty(dtype) -> Tensor:
 
 
 # ------------------------------------------------------------------ condition number
-def cond(input, p=None) -> Tensor:  # noqa: A002
+def cond(input, p=None) -> Tensor:
     """The condition number of A in the norm ``p``: ``||A||_p ||A^-1||_p``. For
     ``p=None`` or ``2`` it is ``s_max / s_min`` (``-2``: ``s_min / s_max``) from the
     singular values, for any ``(*, m, n)``; other norms (``'fro'``, ``'nuc'``, ``1``,
@@ -280,7 +280,7 @@ def cond(input, p=None) -> Tensor:  # noqa: A002
 
 
 # --------------------------------------------------------------------- matrix exponential
-def matrix_exp(input) -> Tensor:  # noqa: A002
+def matrix_exp(input) -> Tensor:
     """The matrix exponential ``exp(A) = sum_k A^k / k!`` (scaling and squaring with a
     Pade approximant), differentiable (``functions/matrix_functions.py``).
 
@@ -297,7 +297,7 @@ def matrix_exp(input) -> Tensor:  # noqa: A002
 
 
 # ---------------------------------------------------------------------- tensor forms
-def tensorinv(input, ind: int = 2) -> Tensor:  # noqa: A002
+def tensorinv(input, ind: int = 2) -> Tensor:
     """The inverse of A read as a matrix of its first ``ind`` dims by the rest:
     ``tensordot(tensorinv(A), A, ind)`` is the identity. Shape ``A.shape[ind:] +
     A.shape[:ind]``."""
@@ -314,7 +314,7 @@ def tensorinv(input, ind: int = 2) -> Tensor:  # noqa: A002
     return inv(A.reshape(math.prod(rows), math.prod(cols))).reshape(cols + rows)
 
 
-def tensorsolve(input, other, dims=None) -> Tensor:  # noqa: A002
+def tensorsolve(input, other, dims=None) -> Tensor:
     """X with ``tensordot(A, X, X.ndim) = B``: X has shape ``A.shape[B.ndim:]``. ``dims``
     moves those dims of A to the end first."""
     A, B = input, other
@@ -390,7 +390,7 @@ def solve(A, B, *, left: bool = True) -> Tensor:
     return X.squeeze(-1) if vector else X
 
 
-def matrix_power(input, n: int) -> Tensor:  # noqa: A002
+def matrix_power(input, n: int) -> Tensor:
     """A @ A @ ... (n times); n = 0 the identity, n < 0 powers of the inverse."""
     A = input
     A = _square(as_tensor(A), "matrix_power")
@@ -409,7 +409,7 @@ def matrix_power(input, n: int) -> Tensor:  # noqa: A002
     return out
 
 
-def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False) -> Tensor:  # noqa: N803
+def lu_solve(LU, pivots, B, *, left: bool = True, adjoint: bool = False) -> Tensor:
     """X with ``A X = B`` given ``A``'s compact LU (``left=False``: ``X A = B``;
     ``adjoint=True``: A^T in place of A). Differentiable in ``LU`` and ``B``.
 

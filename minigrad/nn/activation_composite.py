@@ -55,7 +55,7 @@ class _Pointwise(Module):
         for name, value in options.items():
             setattr(self, name, value)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return type(self).fn(input, **{k: getattr(self, k) for k in self._options})
 
     def extra_repr(self) -> str:
@@ -213,7 +213,7 @@ class Softmax2d(Module):
     """Softmax over the channels of each position. Shape: ``(N, C, H, W)`` or
     ``(C, H, W)`` -> same."""
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
         return input.softmax(-3)
@@ -236,7 +236,7 @@ class PReLU(Module):
     def reset_parameters(self) -> None:
         self.weight.data.fill_(self.init)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
@@ -251,7 +251,7 @@ class RReLU(Module):
         super().__init__()
         self.lower, self.upper, self.inplace = lower, upper, inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:

@@ -93,7 +93,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                 )
             )
 
-    def forward(self, input: Tensor, target) -> _ASMoutput:  # noqa: A002
+    def forward(self, input: Tensor, target) -> _ASMoutput:
         x = as_tensor(input)
         y = np.asarray(as_tensor(target).numpy()).astype(np.int64)
         unbatched = x.ndim == 1
@@ -125,7 +125,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         loss = (-output).mean()
         return _ASMoutput(output[0] if unbatched else output, loss)
 
-    def log_prob(self, input: Tensor) -> Tensor:  # noqa: A002
+    def log_prob(self, input: Tensor) -> Tensor:
         """The log-probability of every class: ``(N, in_features) -> (N, n_classes)``."""
         x = as_tensor(input)
         head = self.head(x).log_softmax(-1)
@@ -135,7 +135,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             parts.append(cluster + head[..., self.shortlist_size + i : self.shortlist_size + i + 1])
         return cat(parts, -1)
 
-    def predict(self, input: Tensor) -> Tensor:  # noqa: A002
+    def predict(self, input: Tensor) -> Tensor:
         """The most likely class of each row: ``(N, in_features) -> (N,)``."""
         return self.log_prob(input).argmax(-1)
 

@@ -48,7 +48,7 @@ class Sequential(Module):
             for i, module in enumerate(args):
                 self.add_module(str(i), module)
 
-    def forward(self, input):  # noqa: A002  (PyTorch's argument name)
+    def forward(self, input):
         for module in self._modules.values():
             input = module(input)
         return input

@@ -35,7 +35,7 @@ class Dropout(Module):
         self.p = check_probability(p, "Dropout")
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return dropout(input, self.p, self.training)
 
     def extra_repr(self) -> str:
@@ -52,7 +52,7 @@ class _DropoutVariant(Module):
         self.p = check_probability(p, type(self).__name__)
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return type(self).fn(input, self.p, self.training)
 
     def extra_repr(self) -> str:

@@ -101,7 +101,7 @@ class Embedding(Module):
             with no_grad():
                 self.weight._data[self.padding_idx] = 0
 
-    def forward(self, input) -> Tensor:  # noqa: A002
+    def forward(self, input) -> Tensor:
         return embedding(input, self.weight, self.padding_idx)
 
     def extra_repr(self) -> str:
@@ -166,7 +166,7 @@ class EmbeddingBag(Module):
             with no_grad():
                 self.weight.data[self.padding_idx] = 0
 
-    def forward(self, input, offsets=None, per_sample_weights=None) -> Tensor:  # noqa: A002
+    def forward(self, input, offsets=None, per_sample_weights=None) -> Tensor:
         return embedding_bag(
             input,
             self.weight,

@@ -24,7 +24,7 @@ class Flatten(Module):
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
@@ -50,7 +50,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = tuple(unflattened_size)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         n = input.shape[self.dim] if input.ndim else 1
         sizes = self.unflattened_size
         known = 1

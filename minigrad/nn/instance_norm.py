@@ -54,7 +54,7 @@ class _InstanceNorm(Module):
             self.register_buffer("running_var", None)
             self.register_buffer("num_batches_tracked", None)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         batched = self.spatial + 2
         if input.ndim not in (batched - 1, batched):
             raise ValueError(

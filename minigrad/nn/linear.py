@@ -23,7 +23,7 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         return input
 
 
@@ -77,7 +77,7 @@ class Linear(Module):
             bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         if input.shape[-1:] != (self.in_features,):
             raise ValueError(
                 f"Linear(in_features={self.in_features}, out_features={self.out_features}): "

@@ -52,7 +52,7 @@ class LinearCrossEntropyLoss(Module):
         self.register_buffer("weight", None if weight is None else as_tensor(weight))
         self.linear = Linear(in_features, num_classes, bias=bias, dtype=dtype)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return linear_cross_entropy(
             input,
             self.linear.weight,

@@ -37,7 +37,7 @@ class CrossEntropyLoss(Module):
         weight: Tensor | None = None,
         size_average=None,
         ignore_index: int = -100,
-        reduce=None,  # noqa: A002
+        reduce=None,
         reduction: str = "mean",
         label_smoothing: float = 0.0,
     ) -> None:
@@ -52,7 +52,7 @@ class CrossEntropyLoss(Module):
         self.reduction = reduction
         self.label_smoothing = label_smoothing
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.cross_entropy(
             input,
             target,
@@ -71,7 +71,7 @@ class NLLLoss(Module):
         weight: Tensor | None = None,
         size_average=None,
         ignore_index: int = -100,
-        reduce=None,  # noqa: A002
+        reduce=None,
         reduction: str = "mean",
     ) -> None:
         super().__init__()
@@ -82,7 +82,7 @@ class NLLLoss(Module):
         self.ignore_index = ignore_index
         self.reduction = reduction
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(
             input,
             target,
@@ -102,14 +102,14 @@ class MSELoss(Module):
         2.0
     """
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
             raise TypeError("MSELoss: size_average and reduce are deprecated; use reduction=")
         F._check_reduction("MSELoss", reduction)
         self.reduction = reduction
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
 
 

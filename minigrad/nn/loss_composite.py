@@ -52,7 +52,7 @@ class _Loss(Module):
     fn = None  # the F.* loss, set by each subclass
     weights: tuple[str, ...] = ()
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", **options):  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", **options):
         super().__init__()
         if size_average is not None or reduce is not None:
             raise TypeError(
@@ -79,7 +79,7 @@ class L1Loss(_Loss):
 
     fn = staticmethod(F.l1_loss)
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
 
 
@@ -88,7 +88,7 @@ class SmoothL1Loss(_Loss):
 
     fn = staticmethod(F.smooth_l1_loss)
 
-    def __init__(self, size_average=None, reduce=None, reduction="mean", beta: float = 1.0):  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta: float = 1.0):
         super().__init__(size_average, reduce, reduction, beta=beta)
 
 
@@ -107,7 +107,7 @@ class BCELoss(_Loss):
     fn = staticmethod(F.binary_cross_entropy)
     weights = ("weight",)
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction, weight=weight)
 
 
@@ -122,7 +122,7 @@ class BCEWithLogitsLoss(_Loss):
         self,
         weight=None,
         size_average=None,
-        reduce=None,  # noqa: A002
+        reduce=None,
         reduction: str = "mean",
         pos_weight=None,
     ) -> None:
@@ -135,7 +135,7 @@ class KLDivLoss(_Loss):
 
     fn = staticmethod(F.kl_div)
 
-    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction, log_target=log_target)
 
 
@@ -150,7 +150,7 @@ class PoissonNLLLoss(_Loss):
         full: bool = False,
         size_average=None,
         eps: float = 1e-8,
-        reduce=None,  # noqa: A002
+        reduce=None,
         reduction: str = "mean",
     ) -> None:
         super().__init__(size_average, reduce, reduction, log_input=log_input, full=full, eps=eps)
@@ -171,7 +171,7 @@ class MarginRankingLoss(_Loss):
 
     fn = staticmethod(F.margin_ranking_loss)
 
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction, margin=margin)
 
 
@@ -180,7 +180,7 @@ class HingeEmbeddingLoss(_Loss):
 
     fn = staticmethod(F.hinge_embedding_loss)
 
-    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction, margin=margin)
 
 
@@ -189,7 +189,7 @@ class SoftMarginLoss(_Loss):
 
     fn = staticmethod(F.soft_margin_loss)
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
 
 
@@ -199,7 +199,7 @@ class CosineEmbeddingLoss(_Loss):
 
     fn = staticmethod(F.cosine_embedding_loss)
 
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction, margin=margin)
 
 
@@ -215,7 +215,7 @@ class MultiMarginLoss(_Loss):
         margin: float = 1.0,
         weight=None,
         size_average=None,
-        reduce=None,  # noqa: A002
+        reduce=None,
         reduction: str = "mean",
     ) -> None:
         if p not in (1, 2):
@@ -228,7 +228,7 @@ class MultiLabelMarginLoss(_Loss):
 
     fn = staticmethod(F.multilabel_margin_loss)
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:  # noqa: A002
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__(size_average, reduce, reduction)
 
 
@@ -238,7 +238,7 @@ class MultiLabelSoftMarginLoss(_Loss):
     fn = staticmethod(F.multilabel_soft_margin_loss)
     weights = ("weight",)
 
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
         super().__init__(size_average, reduce, reduction, weight=weight)
 
 
@@ -254,7 +254,7 @@ class TripletMarginLoss(_Loss):
         eps: float = 1e-6,
         swap: bool = False,
         size_average=None,
-        reduce=None,  # noqa: A002
+        reduce=None,
         reduction: str = "mean",
     ) -> None:
         super().__init__(size_average, reduce, reduction, margin=margin, p=p, eps=eps, swap=swap)

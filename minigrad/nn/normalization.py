@@ -106,7 +106,7 @@ class LayerNorm(Module):
         """weight = 1, bias = 0."""
         _reset_affine(self)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
@@ -160,7 +160,7 @@ class RMSNorm(Module):
         """weight = 1."""
         _reset_affine(self)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         return rms_norm(input, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
@@ -230,7 +230,7 @@ class _BatchNorm(Module):
                 f"shape {shape_str(x.shape)}) but num_features is {self.num_features}"
             )
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         """Normalize with the batch statistics in training (and update the running ones
         by ``momentum``, or as a cumulative average when ``momentum`` is None), with the
         running statistics in eval."""
@@ -378,7 +378,7 @@ class GroupNorm(Module):
         """weight = 1, bias = 0."""
         _reset_affine(self)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         if input.ndim < 2 or input.shape[1] != self.num_channels:
             raise ValueError(
                 f"GroupNorm({self.num_groups}, {self.num_channels}): expected an input of "

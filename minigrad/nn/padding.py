@@ -53,7 +53,7 @@ class _Pad(Module):
         self.padding = padding
         self.value = value
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         if self.mode == "constant":
             return pad(input, self.padding, "constant", self.value)
         return pad(input, self.padding, self.mode)

@@ -135,7 +135,7 @@ class CosineAnnealingLR(LRScheduler):
 
     def __init__(
         self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
-    ):  # noqa: N803
+    ):
         if T_max <= 0:
             raise ValueError(f"CosineAnnealingLR: T_max must be positive, got {T_max}")
         self.T_max = T_max
@@ -393,4 +393,3 @@ class OneCycleLR(LRScheduler):
 
 
 __getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
-

@@ -204,8 +204,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def __init__(
         self,
         optimizer: Optimizer,
-        T_0: int,  # noqa: N803
-        T_mult: int = 1,  # noqa: N803
+        T_0: int,
+        T_mult: int = 1,
         eta_min: float = 0.0,
         last_epoch: int = -1,
     ) -> None:

@@ -40,22 +40,22 @@ def _scaled(other, alpha):
     return other if alpha == 1 else other * alpha
 
 
-def add(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other."""
     return as_tensor(input) + _scaled(other, alpha)
 
 
-def sub(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other."""
     return as_tensor(input) - _scaled(other, alpha)
 
 
-def rsub(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+def rsub(input, other, *, alpha=1) -> Tensor:
     """other - alpha * input."""
     return _scaled(as_tensor(input), alpha).__rsub__(other)
 
 
-def mul(input, other) -> Tensor:  # noqa: A002
+def mul(input, other) -> Tensor:
     return as_tensor(input) * other
 
 
@@ -65,7 +65,7 @@ def _is_integral(x) -> bool:
     return isinstance(x, (int, np.integer, bool, np.bool_))
 
 
-def div(input, other, *, rounding_mode=None) -> Tensor:  # noqa: A002
+def div(input, other, *, rounding_mode=None) -> Tensor:
     """input / other; ``rounding_mode="floor"`` rounds down, ``"trunc"`` towards zero."""
     x = as_tensor(input)
     if rounding_mode is None:
@@ -84,27 +84,27 @@ def div(input, other, *, rounding_mode=None) -> Tensor:  # noqa: A002
     return quotient.floor() if rounding_mode == "floor" else quotient.trunc()
 
 
-def true_divide(input, other) -> Tensor:  # noqa: A002
+def true_divide(input, other) -> Tensor:
     return as_tensor(input) / other
 
 
-def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
+def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 * tensor2."""
     return as_tensor(input) + _scaled(as_tensor(tensor1) * tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
+def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 / tensor2."""
     return as_tensor(input) + _scaled(as_tensor(tensor1) / tensor2, value)
 
 
-def lerp(input, end, weight) -> Tensor:  # noqa: A002
+def lerp(input, end, weight) -> Tensor:
     """start + weight * (end - start), with ``input`` the start."""
     start = as_tensor(input)
     return start + (as_tensor(end) - start) * weight
 
 
-def float_power(input, exponent) -> Tensor:  # noqa: A002
+def float_power(input, exponent) -> Tensor:
     """input ** exponent computed in float64."""
     x = as_tensor(input).to(dtypes.float64)
     if isinstance(exponent, Tensor):
@@ -112,7 +112,7 @@ def float_power(input, exponent) -> Tensor:  # noqa: A002
     return x**exponent
 
 
-def ldexp(input, other) -> Tensor:  # noqa: A002
+def ldexp(input, other) -> Tensor:
     """input * 2 ** other (a float result)."""
     x = as_tensor(input)
     if x.dtype.kind != "f":
@@ -120,16 +120,16 @@ def ldexp(input, other) -> Tensor:  # noqa: A002
     return x * call("exp2", as_tensor(other).to(x.dtype))
 
 
-def clamp_min(input, min) -> Tensor:  # noqa: A002
+def clamp_min(input, min) -> Tensor:
     return as_tensor(input).clamp(min=min)
 
 
-def clamp_max(input, max) -> Tensor:  # noqa: A002
+def clamp_max(input, max) -> Tensor:
     return as_tensor(input).clamp(max=max)
 
 
 # ------------------------------------------------------------------- comparison helpers
-def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):  # noqa: A002
+def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):
     """|input - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
     a = as_tensor(input)._data
     b = other._data if isinstance(other, Tensor) else np.asarray(other)
@@ -142,7 +142,7 @@ def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: boo
         ) from None
 
 
-def equal(input, other) -> bool:  # noqa: A002
+def equal(input, other) -> bool:
     """True if both have the same shape and elements."""
     a, b = as_tensor(input)._data, as_tensor(other)._data
     return bool(a.shape == b.shape and np.array_equal(a, b))
@@ -155,20 +155,20 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     return _const(np.isin(a, b, invert=invert))
 
 
-def isneginf(input) -> Tensor:  # noqa: A002
+def isneginf(input) -> Tensor:
     return _const(np.isneginf(as_tensor(input)._data))
 
 
-def isposinf(input) -> Tensor:  # noqa: A002
+def isposinf(input) -> Tensor:
     return _const(np.isposinf(as_tensor(input)._data))
 
 
-def isreal(input) -> Tensor:  # noqa: A002
+def isreal(input) -> Tensor:
     """True everywhere: minigrad has no complex tensors."""
     return _const(np.ones(as_tensor(input).shape, dtype=bool))
 
 
-def is_nonzero(input) -> bool:  # noqa: A002
+def is_nonzero(input) -> bool:
     x = as_tensor(input)
     if x.numel() != 1:
         raise RuntimeError(
@@ -179,7 +179,7 @@ def is_nonzero(input) -> bool:  # noqa: A002
     return bool(x._data.reshape(()))
 
 
-def is_same_size(input, other) -> bool:  # noqa: A002
+def is_same_size(input, other) -> bool:
     return as_tensor(input).shape == as_tensor(other).shape
 
 
@@ -198,7 +198,7 @@ _TYPE_NAMES = {
 _TYPE_DTYPES = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 
 
-def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001, A002
+def type(input, dtype=None, non_blocking: bool = False):
     """Without ``dtype``: PyTorch's type name (``"torch.FloatTensor"``); with one (a dtype
     or such a name): the tensor in that dtype."""
     x = as_tensor(input)
@@ -209,41 +209,41 @@ def type(input, dtype=None, non_blocking: bool = False):  # noqa: A001, A002
     return x.to(dtypes.as_dtype(dtype))
 
 
-def byte(input) -> Tensor:  # noqa: A002
+def byte(input) -> Tensor:
     return as_tensor(input).to(dtypes.uint8)
 
 
-def char(input) -> Tensor:  # noqa: A002
+def char(input) -> Tensor:
     return as_tensor(input).to(dtypes.int8)
 
 
-def short(input) -> Tensor:  # noqa: A002
+def short(input) -> Tensor:
     return as_tensor(input).to(dtypes.int16)
 
 
-def is_signed(input) -> bool:  # noqa: A002
+def is_signed(input) -> bool:
     return as_tensor(input).dtype.kind in "if"
 
 
-def is_complex(input) -> bool:  # noqa: A002
+def is_complex(input) -> bool:
     return False
 
 
-def where(input, condition, other) -> Tensor:  # noqa: A002
+def where(input, condition, other) -> Tensor:
     """``x.where(condition, y)``: ``x`` where ``condition`` holds, else ``y``."""
     from minigrad.ops import where as _where
 
     return _where(condition, input, other)
 
 
-def polygamma(input, n: int) -> Tensor:  # noqa: A002
+def polygamma(input, n: int) -> Tensor:
     """``x.polygamma(n)`` (note the order: ``torch.polygamma(n, x)``)."""
     from minigrad.surface.special import polygamma as _polygamma
 
     return _polygamma(n, input)
 
 
-def mvlgamma(input, p: int) -> Tensor:  # noqa: A002
+def mvlgamma(input, p: int) -> Tensor:
     from minigrad.surface.special import multigammaln
 
     return multigammaln(input, p)
@@ -252,7 +252,7 @@ def mvlgamma(input, p: int) -> Tensor:  # noqa: A002
 Frexp = namedtuple("frexp", ["mantissa", "exponent"])
 
 
-def frexp(input) -> Frexp:  # noqa: A002
+def frexp(input) -> Frexp:
     """``(mantissa, exponent)`` with ``input = mantissa * 2 ** exponent`` and
     ``0.5 <= |mantissa| < 1`` (0, inf and NaN keep exponent 0). The exponent is int32 and
     carries no gradient; the mantissa's gradient is ``g / 2 ** exponent``.
@@ -271,11 +271,11 @@ def frexp(input) -> Frexp:  # noqa: A002
     return Frexp(mantissa, _const(exponent.astype(np.int32)))
 
 
-def ndimension(input) -> int:  # noqa: A002
+def ndimension(input) -> int:
     return as_tensor(input).ndim
 
 
-def adjoint(input) -> Tensor:  # noqa: A002
+def adjoint(input) -> Tensor:
     """The conjugate transpose of the last two dims (minigrad is real: the transpose)."""
     return as_tensor(input).mT
 

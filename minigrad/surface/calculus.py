@@ -110,7 +110,7 @@ def _derivative(f: Tensor, d: int, x: np.ndarray, edge_order: int) -> Tensor:
     return cat([first, inner, last], d)
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:  # noqa: A002
+def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
     """Estimate the gradient of a function sampled in ``input``: one tensor per dim.
 
     Args:

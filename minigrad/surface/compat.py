@@ -23,7 +23,7 @@ def compile(
     fullgraph=False,
     dynamic=None,
     backend="inductor",
-    mode=None,  # noqa: A001
+    mode=None,
     options=None,
     disable=False,
 ):
@@ -48,19 +48,19 @@ def get_float32_matmul_precision() -> str:
 
 
 # ------------------------------------------------------------------ functional forms
-def pow(input, exponent) -> Tensor:  # noqa: A001, A002
+def pow(input, exponent) -> Tensor:
     """``input ** exponent``; either may be a number."""
     if isinstance(input, Tensor):
         return input**exponent
     return as_tensor(exponent).__rpow__(input)
 
 
-def allclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False) -> bool:  # noqa: A002
+def allclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False) -> bool:
     return as_tensor(input).allclose(other, rtol, atol, equal_nan)
 
 
 def _method(name: str):
-    def fn(input, *args, **kwargs):  # noqa: A002
+    def fn(input, *args, **kwargs):
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
     fn.__name__ = name

@@ -110,7 +110,7 @@ def binary_operands(op: Op, a, b) -> tuple:
     return _input(a, op), _input(b, op)
 
 
-def call(name: str, input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+def call(name: str, input, *args, **kwargs):
     """The table's ``name`` (or an alias) on ``input`` (and ``other``, for a binary op)
     with the entry's extra arguments: what every generated method and function runs."""
     op = NAMES[name]
@@ -149,7 +149,7 @@ def _inplace_method(name: str):
 
 
 def _function(name: str):
-    def fn(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+    def fn(input, *args, **kwargs):
         return call(name, input, *args, **kwargs)
 
     return fn
@@ -216,7 +216,7 @@ def special_functions() -> dict:
 
 
 def _inplace_function(name: str):
-    def fn(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+    def fn(input, *args, **kwargs):
         return getattr(input, name + "_")(*args, **kwargs)
 
     return fn

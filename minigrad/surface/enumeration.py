@@ -21,7 +21,7 @@ def _const(array) -> Tensor:
     return Tensor._make(np.asarray(array), False, None)
 
 
-def combinations(input, r: int = 2, with_replacement: bool = False) -> Tensor:  # noqa: A002
+def combinations(input, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The length-``r`` combinations of the elements of a 1-D tensor, one per row, in
     lexicographic order of positions (as ``itertools.combinations``, or
     ``combinations_with_replacement``).
@@ -48,7 +48,7 @@ def combinations(input, r: int = 2, with_replacement: bool = False) -> Tensor:  
     return x[idx]
 
 
-def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False, dim=None):  # noqa: A002
+def unique_consecutive(input, return_inverse: bool = False, return_counts: bool = False, dim=None):
     """The input with each run of equal consecutive elements (or slices along ``dim``)
     kept once; with ``return_inverse`` also the run of each element, with
     ``return_counts`` the length of each run.

@@ -25,7 +25,7 @@ INPLACE_FUNCTIONS = (
 
 
 def _inplace_function(name: str):
-    def fn(input, *args, **kwargs):  # noqa: A002  (PyTorch's argument name)
+    def fn(input, *args, **kwargs):
         if not isinstance(input, Tensor):
             raise TypeError(
                 f"{name}_(): argument 'input' must be Tensor, not {type(input).__name__}"
@@ -39,57 +39,57 @@ def _inplace_function(name: str):
 
 # ------------------------------------------------------------------- in-place dropouts
 # ``torch.dropout_(input, p, train)``: ``input`` overwritten by its dropout.
-def dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+def dropout_(input, p: float, train: bool) -> Tensor:
     from minigrad.nn.functional import dropout
 
     return input._inplace("dropout_", dropout(input, p, train))
 
 
-def alpha_dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+def alpha_dropout_(input, p: float, train: bool) -> Tensor:
     from minigrad.nn.functional import alpha_dropout
 
     return input._inplace("alpha_dropout_", alpha_dropout(input, p, train))
 
 
-def feature_alpha_dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_alpha_dropout_(input, p: float, train: bool) -> Tensor:
     from minigrad.nn.functional import feature_alpha_dropout
 
     return input._inplace("feature_alpha_dropout_", feature_alpha_dropout(input, p, train))
 
 
-def feature_dropout_(input, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_dropout_(input, p: float, train: bool) -> Tensor:
     from minigrad.nn.functional.torch_forms import feature_dropout
 
     return input._inplace("feature_dropout_", feature_dropout(input, p, train))
 
 
 # --------------------------------------------------------- functions of Tensor methods
-def clone(input, *, memory_format=None) -> Tensor:  # noqa: A002
+def clone(input, *, memory_format=None) -> Tensor:
     """A copy of ``input`` that stays in the graph (its gradient flows back to ``input``)."""
     return as_tensor(input).clone()
 
 
-def detach(input) -> Tensor:  # noqa: A002
+def detach(input) -> Tensor:
     """``input.detach()``: the same data, cut off from the graph."""
     return as_tensor(input).detach()
 
 
-def detach_(input) -> Tensor:  # noqa: A002
+def detach_(input) -> Tensor:
     """``input.detach_()``: makes ``input`` itself a leaf that does not require grad."""
     return input.detach_()
 
 
-def t(input) -> Tensor:  # noqa: A002
+def t(input) -> Tensor:
     """``input.t()``: a 2-D tensor transposed (0-D and 1-D come back as they are)."""
     return as_tensor(input).t()
 
 
-def unflatten(input, dim: int, sizes) -> Tensor:  # noqa: A002
+def unflatten(input, dim: int, sizes) -> Tensor:
     """``input.unflatten(dim, sizes)``: dim ``dim`` split into ``sizes`` (one may be -1)."""
     return as_tensor(input).unflatten(dim, sizes)
 
 
-def fill(input, value) -> Tensor:  # noqa: A002
+def fill(input, value) -> Tensor:
     """A tensor shaped and typed like ``input``, every element ``value`` (a number or a
     0-d tensor, which keeps its gradient)."""
     x = as_tensor(input)

@@ -72,7 +72,7 @@ def _edges(values: np.ndarray, bins, lo, hi, dtype, name: str = "histogram") -> 
     return np.linspace(lo, hi, int(bins) + 1).astype(dtype)
 
 
-def histc(input, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A001, A002
+def histc(input, bins: int = 100, min=0, max=0) -> Tensor:
     """Counts of the elements in ``bins`` equal-width bins between ``min`` and ``max``
     (the data's minimum and maximum when both are 0), in the input's dtype.
 
@@ -94,7 +94,7 @@ def histc(input, bins: int = 100, min=0, max=0) -> Tensor:  # noqa: A001, A002
     return _const(counts.astype(x.dtype))
 
 
-def histogram(input, bins, *, range=None, weight=None, density: bool = False):  # noqa: A001, A002
+def histogram(input, bins, *, range=None, weight=None, density: bool = False):
     """``(hist, bin_edges)``: the (weighted) counts of the elements in ``bins`` (an int:
     that many equal-width bins over ``range`` or the data's range; or a 1-D tensor of
     increasing edges). With ``density`` the counts are divided by their total and the
@@ -111,7 +111,7 @@ def histogram(input, bins, *, range=None, weight=None, density: bool = False):  
     return Histogram(_const(hist), _const(edges))
 
 
-def histogramdd(input, bins, *, range=None, weight=None, density: bool = False):  # noqa: A001, A002
+def histogramdd(input, bins, *, range=None, weight=None, density: bool = False):
     """``(hist, bin_edges)``: the D-dimensional histogram of the points in the rows of
     ``input`` (shape ``(*, D)``). ``bins`` is an int, one int per dim, or one tensor of
     edges per dim; ``range`` is ``[min_0, max_0, min_1, max_1, ...]``."""

@@ -121,7 +121,7 @@ def broadcast_shapes(*shapes) -> tuple:
         raise ShapeError(f"broadcast_shapes: shapes {list(shapes)} do not broadcast") from None
 
 
-def broadcast_to(input, size) -> Tensor:  # noqa: A002
+def broadcast_to(input, size) -> Tensor:
     x = as_tensor(input)
     return x.expand(*size)
 
@@ -133,7 +133,7 @@ def broadcast_tensors(*tensors) -> tuple:
 
 
 # ------------------------------------------------------------------ splitting, reordering
-def tensor_split(input, indices_or_sections, dim: int = 0) -> tuple:  # noqa: A002
+def tensor_split(input, indices_or_sections, dim: int = 0) -> tuple:
     """Split into ``n`` nearly equal parts (an int) or at the given indices (a list)."""
     x = as_tensor(input)
     d = dim % max(x.ndim, 1)
@@ -147,7 +147,7 @@ def tensor_split(input, indices_or_sections, dim: int = 0) -> tuple:  # noqa: A0
     return tuple(x.narrow(d, lo, max(hi - lo, 0)) for lo, hi in zip(bounds[:-1], bounds[1:]))
 
 
-def split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:  # noqa: A002
+def split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:
     return as_tensor(input).split(list(split_sizes), dim)
 
 
@@ -157,32 +157,32 @@ def _split_along(x: Tensor, sections, dim: int, name: str) -> tuple:
     return tensor_split(x, sections, dim)
 
 
-def hsplit(input, sections) -> tuple:  # noqa: A002
+def hsplit(input, sections) -> tuple:
     x = as_tensor(input)
     return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit")
 
 
-def vsplit(input, sections) -> tuple:  # noqa: A002
+def vsplit(input, sections) -> tuple:
     return _split_along(as_tensor(input), sections, 0, "vsplit")
 
 
-def dsplit(input, sections) -> tuple:  # noqa: A002
+def dsplit(input, sections) -> tuple:
     return _split_along(as_tensor(input), sections, 2, "dsplit")
 
 
-def ravel(input) -> Tensor:  # noqa: A002
+def ravel(input) -> Tensor:
     return as_tensor(input).reshape(-1)
 
 
-def fliplr(input) -> Tensor:  # noqa: A002
+def fliplr(input) -> Tensor:
     return as_tensor(input).flip(1)
 
 
-def flipud(input) -> Tensor:  # noqa: A002
+def flipud(input) -> Tensor:
     return as_tensor(input).flip(0)
 
 
-def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
+def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the
     second)."""
     x = as_tensor(input)
@@ -197,12 +197,12 @@ def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
     return x
 
 
-def msort(input) -> Tensor:  # noqa: A002
+def msort(input) -> Tensor:
     return as_tensor(input).sort(0).values
 
 
 # ----------------------------------------------------------------- differences and sums
-def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:  # noqa: A002
+def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """out[i] = x[i + 1] - x[i] along ``dim``, ``n`` times."""
     x = as_tensor(input)
     d = dim % x.ndim
@@ -215,7 +215,7 @@ def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     return x
 
 
-def trace(input) -> Tensor:  # noqa: A002
+def trace(input) -> Tensor:
     """The sum of the diagonal of a matrix."""
     x = as_tensor(input)
     if x.ndim != 2:
@@ -230,19 +230,19 @@ def _need(x: Tensor, ndim: int, name: str) -> Tensor:
     return x
 
 
-def mm(input, mat2) -> Tensor:  # noqa: A002
+def mm(input, mat2) -> Tensor:
     return _need(as_tensor(input), 2, "mm") @ _need(as_tensor(mat2), 2, "mm")
 
 
-def mv(input, vec) -> Tensor:  # noqa: A002
+def mv(input, vec) -> Tensor:
     return _need(as_tensor(input), 2, "mv") @ _need(as_tensor(vec), 1, "mv")
 
 
-def dot(input, tensor) -> Tensor:  # noqa: A002
+def dot(input, tensor) -> Tensor:
     return _need(as_tensor(input), 1, "dot") @ _need(as_tensor(tensor), 1, "dot")
 
 
-def inner(input, other) -> Tensor:  # noqa: A002
+def inner(input, other) -> Tensor:
     """Sum over the last dims of both (a product with a number when one is 0-d)."""
     a, b = as_tensor(input), as_tensor(other)
     if a.ndim == 0 or b.ndim == 0:
@@ -250,28 +250,28 @@ def inner(input, other) -> Tensor:  # noqa: A002
     return tensordot(a, b, ([-1], [-1]))
 
 
-def ger(input, vec2) -> Tensor:  # noqa: A002
+def ger(input, vec2) -> Tensor:
     return as_tensor(input).outer(vec2)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
     return _scale(as_tensor(input), beta) + _scale(mm(mat1, mat2), alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(mv(mat, vec), alpha)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(ger(vec1, vec2), alpha)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2), alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2).sum(0), alpha)
 
 
@@ -283,7 +283,7 @@ def _scale(x: Tensor, c) -> Tensor:
     return x * c
 
 
-def kron(input, other) -> Tensor:  # noqa: A002
+def kron(input, other) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
     a, b = as_tensor(input), as_tensor(other)
     n = max(a.ndim, b.ndim)
@@ -315,12 +315,12 @@ def tensordot(a, b, dims=2) -> Tensor:
     return (left @ right).reshape(shape)
 
 
-def vdot(input, other) -> Tensor:  # noqa: A002
+def vdot(input, other) -> Tensor:
     return dot(input, other)
 
 
 # ----------------------------------------------------------------------------- searching
-def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):  # noqa: A002
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
     """Where each value would go in the sorted last dim of ``sorted_sequence``."""
     seq = as_tensor(sorted_sequence)._data
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
@@ -335,18 +335,18 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return _const(out.astype(np.int32 if out_int32 else np.int64))
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:  # noqa: A002
+def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:
     return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
-def bincount(input, weights=None, minlength: int = 0) -> Tensor:  # noqa: A002
+def bincount(input, weights=None, minlength: int = 0) -> Tensor:
     x = as_tensor(input)._data
     w = None if weights is None else as_tensor(weights)._data
     out = np.bincount(x, w, minlength)
     return _const(out if w is not None else out.astype(np.int64))
 
 
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The distinct elements (sorted), with the inverse index and counts if asked."""
     x = as_tensor(input)._data
     values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True, axis=dim)
@@ -382,30 +382,30 @@ def can_cast(from_, to) -> bool:
 
 # ------------------------------------- torch-level names of minigrad.linalg's functions
 # (minigrad.linalg itself is imported on first use, as ``torch.linalg``)
-def det(input) -> Tensor:  # noqa: A002
+def det(input) -> Tensor:
     from minigrad import linalg
 
     return linalg.det(input)
 
 
-def inverse(input) -> Tensor:  # noqa: A002
+def inverse(input) -> Tensor:
     from minigrad import linalg
 
     return linalg.inv(input)
 
 
-def logdet(input) -> Tensor:  # noqa: A002
+def logdet(input) -> Tensor:
     """log det A (NaN where the determinant is negative, as PyTorch)."""
     return det(input).log()
 
 
-def slogdet(input):  # noqa: A002
+def slogdet(input):
     from minigrad import linalg
 
     return linalg.slogdet(input)
 
 
-def matrix_power(input, n: int) -> Tensor:  # noqa: A002
+def matrix_power(input, n: int) -> Tensor:
     from minigrad import linalg
 
     return linalg.matrix_power(input, n)

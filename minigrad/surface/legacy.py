@@ -43,9 +43,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad: bool = Fa
     return t
 
 
-def range(  # noqa: A001  (torch.range)
-    start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False
-) -> Tensor:
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """``start, start + step, ...`` up to and including ``end`` (deprecated in PyTorch,
     which warns: ``arange`` excludes the end). Float32 unless ``dtype`` says otherwise."""
     warnings.warn(

@@ -27,12 +27,12 @@ def _rt():
 
 
 # ------------------------------------------------------------------------ Cholesky
-def cholesky(input, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky(input, upper: bool = False) -> Tensor:
     """``linalg.cholesky(input, upper=upper)`` (PyTorch's older name)."""
     return _linalg().cholesky(input, upper=upper)
 
 
-def cholesky_solve(input, input2, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky_solve(input, input2, upper: bool = False) -> Tensor:
     """X with ``A X = B`` for ``B = input`` and A given by its Cholesky factor
     ``input2`` (``A = L L^T``, or ``U^T U`` with ``upper=True``): two triangular solves,
     differentiable in both."""
@@ -43,7 +43,7 @@ def cholesky_solve(input, input2, upper: bool = False) -> Tensor:  # noqa: A002
     return solve_triangular(lower.mT, y, upper=True)  # L^T x = y
 
 
-def cholesky_inverse(input, upper: bool = False) -> Tensor:  # noqa: A002
+def cholesky_inverse(input, upper: bool = False) -> Tensor:
     """``A^-1`` for A given by its Cholesky factor (``A = L L^T``; ``upper=True``:
     ``U^T U``)."""
     factor = as_tensor(input)
@@ -52,20 +52,20 @@ def cholesky_inverse(input, upper: bool = False) -> Tensor:  # noqa: A002
 
 
 # ------------------------------------------------------------------------------- LU
-def lu(A, pivot: bool = True, get_infos: bool = False):  # noqa: N803
+def lu(A, pivot: bool = True, get_infos: bool = False):
     """``(A_LU, pivots)`` (and ``infos`` with ``get_infos=True``): ``linalg.lu_factor_ex``
     under PyTorch's older name; it does not raise for a singular matrix."""
     packed, pivots, info = _linalg().lu_factor_ex(A, pivot=pivot)
     return (packed, pivots, info) if get_infos else (packed, pivots)
 
 
-def lu_solve(input, LU_data, LU_pivots) -> Tensor:  # noqa: A002, N803
+def lu_solve(input, LU_data, LU_pivots) -> Tensor:
     """``linalg.lu_solve(LU_data, LU_pivots, input)``: X with A X = ``input`` (the older
     argument order)."""
     return _linalg().lu_solve(LU_data, LU_pivots, input)
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):  # noqa: N803
+def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool = True):
     """``(P, L, U)`` from ``lu_factor``'s compact form (see ``linalg/lu.py``)."""
     from minigrad.linalg.lu import lu_unpack as unpack
 
@@ -73,14 +73,14 @@ def lu_unpack(LU_data, LU_pivots, unpack_data: bool = True, unpack_pivots: bool 
 
 
 # ---------------------------------------------------------------------- QR, SVD, ...
-def qr(input, some: bool = True):  # noqa: A002
+def qr(input, some: bool = True):
     """``(Q, R)``: ``linalg.qr`` with ``some=True`` for ``mode='reduced'`` and
     ``False`` for ``'complete'``."""
     Q, R = _linalg().qr(input, "reduced" if some else "complete")
     return _rt().qr(Q, R)
 
 
-def svd(input, some: bool = True, compute_uv: bool = True):  # noqa: A002
+def svd(input, some: bool = True, compute_uv: bool = True):
     """``(U, S, V)`` with ``A = U diag(S) V^T``: V, not Vh as ``linalg.svd`` returns;
     ``some=True`` is the reduced SVD. With ``compute_uv=False`` U and V are zeros (and S
     has no gradient through them)."""
@@ -94,19 +94,19 @@ def svd(input, some: bool = True, compute_uv: bool = True):  # noqa: A002
     return _rt().svd(U, S, Vh.mT)
 
 
-def pinverse(input, rcond: float = 1e-15) -> Tensor:  # noqa: A002
+def pinverse(input, rcond: float = 1e-15) -> Tensor:
     """``linalg.pinv(input, rtol=rcond)``."""
     return _linalg().pinv(input, rtol=rcond)
 
 
-def matrix_exp(input) -> Tensor:  # noqa: A002
+def matrix_exp(input) -> Tensor:
     """``linalg.matrix_exp(input)``."""
     return _linalg().matrix_exp(input)
 
 
 def triangular_solve(
     input, A, upper: bool = True, transpose: bool = False, unitriangular: bool = False
-):  # noqa: A002, N803, E501
+):
     """``(solution, cloned_coefficient)``: X with ``op(A) X = b`` for ``b = input``, A
     triangular (op(A) = A^T with ``transpose=True``); ``cloned_coefficient`` is a copy of
     A."""
@@ -118,20 +118,20 @@ def triangular_solve(
     return _rt().triangular_solve(X, A.clone())
 
 
-def geqrf(input):  # noqa: A002
+def geqrf(input):
     """``(a, tau)``: QR in LAPACK's compact form (see ``minigrad/linalg/householder.py``)."""
     from minigrad.linalg.householder import geqrf as _geqrf
 
     return _geqrf(input)
 
 
-def orgqr(input, input2) -> Tensor:  # noqa: A002
+def orgqr(input, input2) -> Tensor:
     """``linalg.householder_product(input, input2)``: Q from ``geqrf``'s reflectors and
     their scales ``input2``."""
     return _linalg().householder_product(input, input2)
 
 
-def ormqr(input, input2, input3, left: bool = True, transpose: bool = False) -> Tensor:  # noqa: A002
+def ormqr(input, input2, input3, left: bool = True, transpose: bool = False) -> Tensor:
     """``Q @ input3`` (``left=False``: ``input3 @ Q``; ``transpose``: Q^T) with Q given by
     ``geqrf``'s reflectors ``input`` and scales ``input2``, without forming Q."""
     from minigrad.linalg.householder import ormqr as _ormqr
@@ -145,7 +145,7 @@ def chain_matmul(*matrices) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- norms
-def norm(input, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:  # noqa: A002
+def norm(input, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """PyTorch's older ``torch.norm``: ``p='fro'`` the 2-norm over ``dim`` (every element
     by default), ``p='nuc'`` the nuclear norm over two dims, a number ``p`` a vector norm
     over ``dim`` (every element by default)."""
@@ -162,12 +162,12 @@ def norm(input, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) 
     return linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 
-def frobenius_norm(input, dim=(-2, -1), keepdim: bool = False) -> Tensor:  # noqa: A002
+def frobenius_norm(input, dim=(-2, -1), keepdim: bool = False) -> Tensor:
     """sqrt(sum x^2) over ``dim``."""
     return _linalg().vector_norm(input, 2, dim, keepdim)
 
 
-def nuclear_norm(input, dim=(-2, -1), keepdim: bool = False) -> Tensor:  # noqa: A002
+def nuclear_norm(input, dim=(-2, -1), keepdim: bool = False) -> Tensor:
     """The sum of the singular values over the two dims ``dim`` (also called as
     ``nuclear_norm(input, keepdim)``)."""
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim)
@@ -178,14 +178,14 @@ def nuclear_norm(input, dim=(-2, -1), keepdim: bool = False) -> Tensor:  # noqa:
     return _linalg().matrix_norm(A, "nuc", dim, keepdim)
 
 
-def dist(input, other, p=2) -> Tensor:  # noqa: A002
+def dist(input, other, p=2) -> Tensor:
     """The p-norm of ``input - other`` (broadcast), over every element."""
     return _linalg().vector_norm(as_tensor(input) - other, p)
 
 
 def cdist(
     x1, x2, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"
-) -> Tensor:  # noqa: E501
+) -> Tensor:
     """The p-norm distance between each row of ``x1`` ``(*, P, M)`` and each row of ``x2``
     ``(*, R, M)``: ``(*, P, R)``, batch dims broadcast. Computed from the differences
     (every ``compute_mode`` gives the same numbers here); the gradient at a distance of 0
@@ -203,7 +203,7 @@ def cdist(
     return _linalg().vector_norm(diff, p, -1)
 
 
-def cross(input, other, dim=None) -> Tensor:  # noqa: A002
+def cross(input, other, dim=None) -> Tensor:
     """The cross product of 3-vectors along ``dim``; ``dim=None`` is the first dim of size
     3 (PyTorch's older default; ``linalg.cross`` uses -1)."""
     a, b = as_tensor(input), as_tensor(other)
@@ -216,7 +216,7 @@ def cross(input, other, dim=None) -> Tensor:  # noqa: A002
     return _linalg().cross(a, b, dim=dim)
 
 
-def vander(x, N: int | None = None, increasing: bool = False) -> Tensor:  # noqa: N803
+def vander(x, N: int | None = None, increasing: bool = False) -> Tensor:
     """The Vandermonde matrix of a 1-D x: columns x^(N-1), ..., x, 1 (``increasing=True``:
     1, x, ..., x^(N-1))."""
     x = as_tensor(x)
@@ -239,7 +239,7 @@ def _vander_dtype(x: Tensor):
     return np.int64 if x.dtype.kind in "bi" else x.dtype
 
 
-def renorm(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
+def renorm(input, p, dim: int, maxnorm) -> Tensor:
     """Each slice ``input.select(dim, i)`` whose p-norm exceeds ``maxnorm`` scaled down to
     norm ``maxnorm`` (by ``maxnorm / (norm + 1e-7)``, as PyTorch); the others unchanged."""
     x = as_tensor(input)
@@ -254,35 +254,35 @@ def renorm(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
     return x * scale
 
 
-def renorm_(input, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
+def renorm_(input, p, dim: int, maxnorm) -> Tensor:
     """``renorm`` written into ``input``."""
     return input._inplace("renorm_", renorm(input, p, dim, maxnorm))
 
 
 # --------------------------------------------------- in-place matrix products (x.addmm_)
-def addmm_(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmm_(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below)."""
     return input._inplace("addmm_", input.addmm(mat1, mat2, beta=beta, alpha=alpha))
 
 
-def addmv_(input, mat, vec, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmv_(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
     return input._inplace("addmv_", input.addmv(mat, vec, beta=beta, alpha=alpha))
 
 
-def addr_(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addr_(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
     return input._inplace("addr_", input.addr(vec1, vec2, beta=beta, alpha=alpha))
 
 
-def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return input._inplace("baddbmm_", input.baddbmm(batch1, batch2, beta=beta, alpha=alpha))
 
 
-def addbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return input._inplace("addbmm_", input.addbmm(batch1, batch2, beta=beta, alpha=alpha))
 
 
 # ------------------------------------------------------------------ randomized SVD, PCA
-def svd_lowrank(A, q: int | None = 6, niter: int = 2, M=None):  # noqa: N803
+def svd_lowrank(A, q: int | None = 6, niter: int = 2, M=None):
     """An approximate rank-q SVD ``(U, S, V)`` of ``A - M`` (Halko, Martinsson and Tropp):
     an orthonormal basis Q of the range of ``(A - M) G`` for a random Gaussian G
     ``(n, q)``, refined by ``niter`` power iterations, then the SVD of the small
@@ -299,7 +299,7 @@ def svd_lowrank(A, q: int | None = 6, niter: int = 2, M=None):  # noqa: N803
     if not 0 <= q <= min(m, n):
         raise ShapeError(
             f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}"
-        )  # noqa: E501
+        )
     G = randn(*A.shape[:-2], n, q, dtype=A.dtype)
     Q = linalg.qr(A @ G).Q
     for _ in range(niter):
@@ -309,7 +309,7 @@ def svd_lowrank(A, q: int | None = 6, niter: int = 2, M=None):  # noqa: N803
     return Q @ U, S, Vh.mT
 
 
-def pca_lowrank(A, q: int | None = None, center: bool = True, niter: int = 2):  # noqa: N803
+def pca_lowrank(A, q: int | None = None, center: bool = True, niter: int = 2):
     """``svd_lowrank`` of A with each column's mean removed (``center=True``); q is
     ``min(6, m, n)`` by default. Returns ``(U, S, V)``: V's columns are the principal
     directions."""
@@ -321,7 +321,7 @@ def pca_lowrank(A, q: int | None = None, center: bool = True, niter: int = 2):  
     return svd_lowrank(A, q, niter)
 
 
-def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,  # noqa: N803
+def lobpcg(A, k=None, B=None, X=None, n=None, iK=None, niter=None, tol=None, largest=None,
            method=None, tracker=None, ortho_iparams=None, ortho_fparams=None,
            ortho_bparams=None):  # fmt: skip
     """``(E, X)``: the k largest (``largest=False``: smallest) eigenpairs of the symmetric

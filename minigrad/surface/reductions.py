@@ -53,7 +53,7 @@ def _const(array) -> Tensor:
 
 
 # ------------------------------------------------------------------------ products
-def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The product of the elements (over ``dim``, or all of them).
 
     Example::
@@ -84,7 +84,7 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # no
     return out
 
 
-def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+def cumprod(input, dim: int, *, dtype=None) -> Tensor:
     """y_i = x_0 x_1 ... x_i along ``dim``."""
     x = as_tensor(input)
     x = x.to(_int_sum_dtype(x, dtype))
@@ -100,7 +100,7 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
     return x
 
 
-def _cum_extreme(input, dim, accumulate, result):  # noqa: A002
+def _cum_extreme(input, dim, accumulate, result):
     x = as_tensor(input)
     if x.ndim == 0:
         return result(x.clone(), _const(np.zeros((), np.int64)))
@@ -116,17 +116,17 @@ def _cum_extreme(input, dim, accumulate, result):  # noqa: A002
     return result(x.gather(d, _const(idx)), _const(idx))
 
 
-def cummax(input, dim: int):  # noqa: A002
+def cummax(input, dim: int):
     """``(values, indices)``: the largest element so far along ``dim`` and where it is."""
     return _cum_extreme(input, dim, np.maximum.accumulate, Cummax)
 
 
-def cummin(input, dim: int):  # noqa: A002
+def cummin(input, dim: int):
     """``(values, indices)``: the smallest element so far along ``dim`` and where it is."""
     return _cum_extreme(input, dim, np.minimum.accumulate, Cummin)
 
 
-def logcumsumexp(input, dim: int) -> Tensor:  # noqa: A002
+def logcumsumexp(input, dim: int) -> Tensor:
     """y_i = log(exp(x_0) + ... + exp(x_i)) along ``dim``, without overflow."""
     x = as_tensor(input)
     if x.ndim == 0:
@@ -140,21 +140,21 @@ def logcumsumexp(input, dim: int) -> Tensor:  # noqa: A002
 
 
 # ---------------------------------------------------------------------- logic, counts
-def all(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+def all(input, dim=None, keepdim: bool = False) -> Tensor:
     """True where every element (over ``dim``) is non-zero."""
     x = as_tensor(input)
     dims = None if dim is None else R.reduce_dims(dim, x.ndim)
     return _const(np.all(x._data, axis=dims, keepdims=keepdim))
 
 
-def any(input, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001, A002
+def any(input, dim=None, keepdim: bool = False) -> Tensor:
     """True where some element (over ``dim``) is non-zero."""
     x = as_tensor(input)
     dims = None if dim is None else R.reduce_dims(dim, x.ndim)
     return _const(np.any(x._data, axis=dims, keepdims=keepdim))
 
 
-def count_nonzero(input, dim=None) -> Tensor:  # noqa: A002
+def count_nonzero(input, dim=None) -> Tensor:
     """The number of non-zero elements (over ``dim``), as int64."""
     x = as_tensor(input)
     dims = None if dim is None else R.reduce_dims(dim, x.ndim)
@@ -175,7 +175,7 @@ def _kth(x: Tensor, k: int, dim, keepdim: bool, result):
     return result(values, _const(idx))
 
 
-def median(input, dim=None, keepdim: bool = False):  # noqa: A002
+def median(input, dim=None, keepdim: bool = False):
     """The lower median: ``median()`` a 0-d tensor; ``median(dim)`` ``(values, indices)``."""
     x = as_tensor(input)
     if dim is None:
@@ -188,7 +188,7 @@ def median(input, dim=None, keepdim: bool = False):  # noqa: A002
     return _kth(x, (n - 1) // 2, dim, keepdim, Median)
 
 
-def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
+def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     """The ``k``-th smallest element (1-based, as PyTorch) along ``dim``."""
     x = as_tensor(input)
     n = x.shape[_dim(dim, x.ndim)] if x.ndim else 1
@@ -198,7 +198,7 @@ def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
 
 
 # ------------------------------------------------------------------------ NaN-aware
-def nansum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def nansum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The sum, treating NaN as 0."""
     x = as_tensor(input)
     if x.dtype.kind == "f":
@@ -206,7 +206,7 @@ def nansum(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # 
     return x.sum(dim, keepdim, dtype=dtype)
 
 
-def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean of the elements that are not NaN."""
     x = as_tensor(input)
     if dtype is not None:
@@ -216,21 +216,21 @@ def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  #
 
 
 # --------------------------------------------------------------------- several results
-def std_mean(input, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):  # noqa: A002
+def std_mean(input, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
     """``(std, mean)`` over ``dim``."""
     x = as_tensor(input)
     std = x.std(dim, keepdim, correction=correction, unbiased=unbiased)
     return std, x.mean(dim, keepdim)
 
 
-def var_mean(input, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):  # noqa: A002
+def var_mean(input, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
     """``(var, mean)`` over ``dim``."""
     x = as_tensor(input)
     var = x.var(dim, keepdim, correction=correction, unbiased=unbiased)
     return var, x.mean(dim, keepdim)
 
 
-def aminmax(input, *, dim=None, keepdim: bool = False):  # noqa: A002
+def aminmax(input, *, dim=None, keepdim: bool = False):
     """``(min, max)`` over ``dim`` (all elements by default)."""
     x = as_tensor(input)
     return Aminmax(x.amin(dim, keepdim), x.amax(dim, keepdim))

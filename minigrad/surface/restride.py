@@ -64,22 +64,22 @@ def _restride(t: Tensor, what: str, view: Tensor) -> Tensor:
     return t
 
 
-def squeeze_(input: Tensor, dim=None) -> Tensor:  # noqa: A002  (PyTorch's names)
+def squeeze_(input: Tensor, dim=None) -> Tensor:
     """``input.squeeze(dim)``, in place (the same tensor, size-1 dims removed)."""
     return _restride(input, "squeeze_", input.squeeze(dim))
 
 
-def unsqueeze_(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+def unsqueeze_(input: Tensor, dim: int) -> Tensor:
     """``input.unsqueeze(dim)``, in place."""
     return _restride(input, "unsqueeze_", input.unsqueeze(dim))
 
 
-def t_(input: Tensor) -> Tensor:  # noqa: A002
+def t_(input: Tensor) -> Tensor:
     """``input.t()``, in place (a 2-d tensor is transposed; 0-d and 1-d stay)."""
     return _restride(input, "t_", input.t())
 
 
-def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+def transpose_(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``input.transpose(dim0, dim1)``, in place."""
     return _restride(input, "transpose_", input.transpose(dim0, dim1))
 
@@ -88,7 +88,7 @@ swapaxes_ = swapdims_ = transpose_
 
 
 # ------------------------------------------------------------------ as_strided
-def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of ``input``'s storage with the given sizes, strides and storage offset
     (in elements; the offset defaults to ``input``'s own). Elements may overlap.
 
@@ -109,7 +109,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     return AsStrided.apply(input, size, stride, int(storage_offset))
 
 
-def as_strided_(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:  # noqa: A002
+def as_strided_(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """``as_strided``, in place: ``input`` itself takes the new geometry."""
     return _restride(input, "as_strided_", as_strided(input, size, stride, storage_offset))
 
@@ -128,7 +128,7 @@ def _no_grad_storage_change(t: Tensor, what: str) -> None:
         raise RuntimeError(f"cannot resize variables that require grad ({what})")
 
 
-def resize_(input: Tensor, *sizes, memory_format=None) -> Tensor:  # noqa: A002
+def resize_(input: Tensor, *sizes, memory_format=None) -> Tensor:
     """Give ``input`` the shape ``sizes``, in place, keeping its memory when the new
     size fits in it; a larger tensor gets new memory holding the old elements first
     (the rest is uninitialized, as in PyTorch)."""
@@ -150,22 +150,22 @@ def resize_(input: Tensor, *sizes, memory_format=None) -> Tensor:  # noqa: A002
     return input
 
 
-def resize_as_(input: Tensor, the_template: Tensor, memory_format=None) -> Tensor:  # noqa: A002
+def resize_as_(input: Tensor, the_template: Tensor, memory_format=None) -> Tensor:
     """``input.resize_(the_template.shape)``."""
     return resize_(input, the_template._data.shape)
 
 
-def resize(input: Tensor, *sizes) -> Tensor:  # noqa: A002
+def resize(input: Tensor, *sizes) -> Tensor:
     """Deprecated in PyTorch: a resized copy (``input.clone().resize_(*sizes)``)."""
     return resize_(input.detach().clone(), *sizes)
 
 
-def resize_as(input: Tensor, tensor: Tensor) -> Tensor:  # noqa: A002
+def resize_as(input: Tensor, tensor: Tensor) -> Tensor:
     """Deprecated in PyTorch: ``input.clone().resize_as_(tensor)``."""
     return resize(input, tensor._data.shape)
 
 
-def set_(input: Tensor, source=None, storage_offset: int = 0, size=None, stride=None) -> Tensor:  # noqa: A002
+def set_(input: Tensor, source=None, storage_offset: int = 0, size=None, stride=None) -> Tensor:
     """Make ``input`` share ``source``'s memory (and geometry), in place; with
     ``storage_offset``, ``size`` and ``stride``, a view of ``source``'s storage; with no
     source, an empty tensor."""
@@ -195,7 +195,7 @@ def set_(input: Tensor, source=None, storage_offset: int = 0, size=None, stride=
     return input
 
 
-def new(input: Tensor, *args, dtype=None, device=None) -> Tensor:  # noqa: A002
+def new(input: Tensor, *args, dtype=None, device=None) -> Tensor:
     """Legacy constructor with ``input``'s dtype: ``t.new()`` (empty), ``t.new(2, 3)``
     (uninitialized, shape (2, 3)), ``t.new([1, 2])`` or ``t.new(array)`` (a copy of
     the data)."""
@@ -212,7 +212,7 @@ def new(input: Tensor, *args, dtype=None, device=None) -> Tensor:  # noqa: A002
 
 
 def new_empty_strided(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     size,
     stride,
     *,
@@ -229,7 +229,7 @@ def new_empty_strided(
     return input._new(data, requires_grad, device, "new_empty_strided")
 
 
-def sum_to_size(input: Tensor, *size) -> Tensor:  # noqa: A002
+def sum_to_size(input: Tensor, *size) -> Tensor:
     """Sum ``input`` down to ``size``, which must be expandable to ``input``'s shape:
     the reverse of ``expand`` (the gradient of a broadcast)."""
     shape = _size_args(size)
@@ -250,21 +250,21 @@ def _elementwise(fn, *arrays) -> np.ndarray:
     return np.frompyfunc(fn, len(arrays), 1)(*arrays)
 
 
-def apply_(input: Tensor, callable) -> Tensor:  # noqa: A002
+def apply_(input: Tensor, callable) -> Tensor:
     """Replace each element ``x`` by ``callable(x)`` (a Python function of numbers), in
     place. Slow: it calls Python once per element (PyTorch's warning too)."""
     values = _elementwise(callable, input._data)
     return input._inplace("apply_", np.asarray(values.astype(input._data.dtype)), cast=True)
 
 
-def map_(input: Tensor, tensor, callable) -> Tensor:  # noqa: A002
+def map_(input: Tensor, tensor, callable) -> Tensor:
     """``input[i] = callable(input[i], tensor[i])``, in place (``tensor`` broadcast)."""
     other = np.broadcast_to(as_tensor(tensor)._data, input._data.shape)
     values = _elementwise(callable, input._data, other)
     return input._inplace("map_", np.asarray(values.astype(input._data.dtype)), cast=True)
 
 
-def map2_(input: Tensor, x1, x2, callable) -> Tensor:  # noqa: A002
+def map2_(input: Tensor, x1, x2, callable) -> Tensor:
     """``input[i] = callable(input[i], x1[i], x2[i])``, in place."""
     a = np.broadcast_to(as_tensor(x1)._data, input._data.shape)
     b = np.broadcast_to(as_tensor(x2)._data, input._data.shape)

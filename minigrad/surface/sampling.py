@@ -61,7 +61,7 @@ class Sampled(Function):
 
 
 # ------------------------------------------------------------------------ functions
-def bernoulli(input, p=None, *, generator=None) -> Tensor:  # noqa: A002
+def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """1 with probability ``input`` (each element), else 0, in the input's dtype; with
     ``p`` (a number), 1 with probability ``p`` in the input's shape."""
     x = as_tensor(input)
@@ -87,7 +87,7 @@ def binomial(count, prob, generator=None) -> Tensor:
     return Sampled.apply(p if p.requires_grad else n, draws, "binomial")
 
 
-def poisson(input, generator=None) -> Tensor:  # noqa: A002
+def poisson(input, generator=None) -> Tensor:
     """A Poisson sample with rate ``input`` (elementwise), in the input's dtype."""
     rates = _floats(as_tensor(input), "poisson_cpu")
     if np.any(rates._data < 0) or np.any(np.isnan(rates._data)):

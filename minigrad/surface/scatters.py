@@ -42,7 +42,7 @@ def _write(x: Tensor, src, places: np.ndarray, what: str) -> Tensor:
     return flat.reshape(x.shape)
 
 
-def diagonal_scatter(input, src, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+def diagonal_scatter(input, src, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
     x = as_tensor(input)
     d1, d2 = R.normalize_dims(dim1, x.ndim)[0], R.normalize_dims(dim2, x.ndim)[0]
@@ -52,7 +52,7 @@ def diagonal_scatter(input, src, offset: int = 0, dim1: int = 0, dim2: int = 1) 
     return _write(x, src, places, "diagonal_scatter")
 
 
-def select_scatter(input, src, dim: int, index: int) -> Tensor:  # noqa: A002
+def select_scatter(input, src, dim: int, index: int) -> Tensor:
     """``input`` with ``input.select(dim, index)`` replaced by ``src``."""
     x = as_tensor(input)
     (d,) = R.normalize_dims(dim, x.ndim)
@@ -66,7 +66,7 @@ def select_scatter(input, src, dim: int, index: int) -> Tensor:  # noqa: A002
     return _write(x, src, places, "select_scatter")
 
 
-def slice_scatter(input, src, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:  # noqa: A002
+def slice_scatter(input, src, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
     """``input`` with the slice ``start:end:step`` along ``dim`` replaced by ``src``."""
     x = as_tensor(input)
     (d,) = R.normalize_dims(dim, x.ndim)
@@ -76,7 +76,7 @@ def slice_scatter(input, src, dim: int = 0, start=None, end=None, step: int = 1)
     return _write(x, src, _positions(x)[key], "slice_scatter")
 
 
-def as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor:  # noqa: A002
+def as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor:
     """``input`` with the elements that ``input.as_strided(size, stride,
     storage_offset)`` would view (of its contiguous storage) replaced by ``src``."""
     x = as_tensor(input)
@@ -101,7 +101,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- put
-def put(input, index, source, accumulate: bool = False) -> Tensor:  # noqa: A002
+def put(input, index, source, accumulate: bool = False) -> Tensor:
     """``input`` (seen as 1-D) with ``source`` written at the flat ``index`` (negative
     positions count from the end); ``accumulate`` adds instead (repeats add up)."""
     x = as_tensor(input)
@@ -129,7 +129,7 @@ def put(input, index, source, accumulate: bool = False) -> Tensor:  # noqa: A002
     return flat.reshape(x.shape)
 
 
-def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: bool = True):  # noqa: A002
+def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: bool = True):
     """Combine the slices of ``source`` into ``input`` at ``index`` along ``dim`` with
     ``reduce`` (``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``): ``scatter_reduce``
     with ``index`` spread over ``source``'s other dims."""

@@ -66,14 +66,14 @@ def _dim_key(ndim: int, dim: int, index) -> tuple:
 
 
 # ------------------------------------------------------------------------------ picking
-def select(input, dim: int, index: int) -> Tensor:  # noqa: A002
+def select(input, dim: int, index: int) -> Tensor:
     """The slice at ``index`` along ``dim`` (one dim fewer)."""
     x = as_tensor(input)
     d = _dim(dim, x.ndim)
     return x[(slice(None),) * d + (int(index),)]
 
 
-def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
+def narrow(input, dim: int, start, length: int) -> Tensor:
     """Elements ``start`` to ``start + length - 1`` along ``dim``."""
     x = as_tensor(input)
     d = _dim(dim, x.ndim)
@@ -88,14 +88,14 @@ def narrow(input, dim: int, start, length: int) -> Tensor:  # noqa: A002
     return x[(slice(None),) * d + (slice(start, start + length),)]
 
 
-def take(input, index) -> Tensor:  # noqa: A002
+def take(input, index) -> Tensor:
     """The elements of the flattened input at ``index`` (the result has index's shape)."""
     x = as_tensor(input)
     idx = _check_range(_array(index, "take"), x.numel(), "take")
     return x.reshape(-1)[idx]
 
 
-def take_along_dim(input, indices, dim=None) -> Tensor:  # noqa: A002
+def take_along_dim(input, indices, dim=None) -> Tensor:
     """``gather`` along ``dim`` with the index broadcast against the input."""
     x = as_tensor(input)
     idx = _array(indices, "take_along_dim")
@@ -112,7 +112,7 @@ def _without(shape: tuple, d: int) -> tuple:
     return tuple(1 if i == d else s for i, s in enumerate(shape))
 
 
-def masked_select(input, mask) -> Tensor:  # noqa: A002
+def masked_select(input, mask) -> Tensor:
     """The elements where ``mask`` (broadcast with the input) is True, as a 1-D tensor."""
     x = as_tensor(input)
     m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
@@ -122,7 +122,7 @@ def masked_select(input, mask) -> Tensor:  # noqa: A002
     return x.expand(*shape)[np.broadcast_to(m, shape)]
 
 
-def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of the planes (dim1, dim2), as the last dim of the result."""
     x = as_tensor(input)
     d1, d2 = _dim(dim1, x.ndim), _dim(dim2, x.ndim)
@@ -137,7 +137,7 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  #
     return x[(Ellipsis, i, j)]
 
 
-def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
+def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices whose diagonal (at ``offset``) holds the last dim of the input."""
     x = as_tensor(input)
     n = x.shape[-1]
@@ -153,7 +153,7 @@ def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor
     return out.permute(*[o if o is not None else next(rest) for o in order])
 
 
-def diag(input, diagonal: int = 0) -> Tensor:  # noqa: A002
+def diag(input, diagonal: int = 0) -> Tensor:
     """A 1-D input: the square matrix with it on the ``diagonal``; a 2-D input: that
     diagonal of it."""
     x = as_tensor(input)
@@ -164,11 +164,11 @@ def diag(input, diagonal: int = 0) -> Tensor:  # noqa: A002
     raise RuntimeError(f"diag: expected a 1-D or 2-D tensor, got {x.ndim} dims")
 
 
-def diagflat(input, offset: int = 0) -> Tensor:  # noqa: A002
+def diagflat(input, offset: int = 0) -> Tensor:
     return diag(as_tensor(input).reshape(-1), offset)
 
 
-def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
+def unfold(input, dimension: int, size: int, step: int) -> Tensor:
     """Windows of ``size`` elements, every ``step`` along ``dimension``: that dim becomes
     the window count and a new last dim of ``size`` holds each window."""
     x = as_tensor(input)
@@ -185,7 +185,7 @@ def unfold(input, dimension: int, size: int, step: int) -> Tensor:  # noqa: A002
     return out.movedim(d + 1, -1)
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:  # noqa: A002
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Each element repeated ``repeats`` times (an int, or one count per element) along
     ``dim`` (over the flattened input by default)."""
     x = as_tensor(input)
@@ -209,7 +209,7 @@ def _src_for(src, index: np.ndarray, like: Tensor) -> Tensor:
     return src[tuple(slice(0, s) for s in index.shape)].to(like.dtype)
 
 
-def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:  # noqa: A002
+def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """``out[index[i][j]][j] = src[i][j]`` (for dim 0): the input with values written at
     ``index`` along ``dim``. ``src`` may be a number (PyTorch's ``value``)."""
     x = as_tensor(input)
@@ -224,7 +224,7 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
     return I.Put.apply(x, _src_for(src, idx, x), key)
 
 
-def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
+def scatter_add(input, dim: int, index, src) -> Tensor:
     """The input with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     x = as_tensor(input)
     d = _dim(dim, x.ndim)
@@ -234,7 +234,7 @@ def scatter_add(input, dim: int, index, src) -> Tensor:  # noqa: A002
 
 
 def scatter_reduce(
-    input,  # noqa: A002
+    input,
     dim: int,
     index,
     src,
@@ -285,7 +285,7 @@ def _dim_index(x: Tensor, dim: int, index, what: str) -> tuple:
     return d, idx
 
 
-def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A002
+def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
     """The input with ``alpha * source`` added at ``index`` along ``dim``."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_add")
@@ -295,14 +295,14 @@ def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:  # noqa: A0
     return x + I.IndexAdd.apply(source, x.shape, _dim_key(x.ndim, d, idx), True)
 
 
-def index_copy(input, dim: int, index, source) -> Tensor:  # noqa: A002
+def index_copy(input, dim: int, index, source) -> Tensor:
     """The input with the slices at ``index`` along ``dim`` replaced by ``source``'s."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_copy")
     return I.Put.apply(x, as_tensor(source).to(x.dtype), _dim_key(x.ndim, d, idx))
 
 
-def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
+def index_fill(input, dim: int, index, value) -> Tensor:
     """The input with the slices at ``index`` along ``dim`` set to ``value``."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_fill")
@@ -311,7 +311,7 @@ def index_fill(input, dim: int, index, value) -> Tensor:  # noqa: A002
     return x.masked_fill(_const(hit), value)
 
 
-def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # noqa: A002
+def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
     """``x[indices] = values`` (or ``+=`` with ``accumulate``), out of place."""
     x = as_tensor(input)
     key, _ = I.normalize_index(tuple(indices))
@@ -322,7 +322,7 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:  # no
     return I.Put.apply(x, values, key)
 
 
-def masked_scatter(input, mask, source) -> Tensor:  # noqa: A002
+def masked_scatter(input, mask, source) -> Tensor:
     """The input with the places where ``mask`` is True filled, in order, from ``source``."""
     x = as_tensor(input)
     m = np.broadcast_to(mask._data if isinstance(mask, Tensor) else np.asarray(mask), x.shape)
@@ -336,7 +336,7 @@ def masked_scatter(input, mask, source) -> Tensor:  # noqa: A002
 
 
 # ---------------------------------------------------------------------------- arranging
-def movedim(input, source, destination) -> Tensor:  # noqa: A002
+def movedim(input, source, destination) -> Tensor:
     """Move the dims ``source`` to the positions ``destination`` (the rest keep order)."""
     x = as_tensor(input)
     src = [source] if isinstance(source, int) else list(source)
@@ -349,11 +349,11 @@ def movedim(input, source, destination) -> Tensor:  # noqa: A002
     return x.permute(*order)
 
 
-def swapaxes(input, axis0: int, axis1: int) -> Tensor:  # noqa: A002
+def swapaxes(input, axis0: int, axis1: int) -> Tensor:
     return as_tensor(input).transpose(axis0, axis1)
 
 
-def tile(input, dims) -> Tensor:  # noqa: A002
+def tile(input, dims) -> Tensor:
     """Repeat the input ``dims[k]`` times along dim ``k`` (missing leading counts are 1)."""
     x = as_tensor(input)
     dims = tuple(dims)
@@ -383,7 +383,7 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
 
 
 # ------------------------------------------------------------------------------ finding
-def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
+def nonzero(input, *, as_tuple: bool = False):
     """The indices of the non-zero elements: an (n, ndim) int64 tensor, or one 1-D
     tensor per dim with ``as_tuple=True``."""
     x = as_tensor(input)
@@ -393,7 +393,7 @@ def nonzero(input, *, as_tuple: bool = False):  # noqa: A002
     return _const(np.argwhere(x._data).astype(np.int64))
 
 
-def argwhere(input) -> Tensor:  # noqa: A002
+def argwhere(input) -> Tensor:
     return nonzero(input)
 
 
@@ -422,6 +422,5 @@ FUNCTIONS = [name for name in METHODS if name != "unfold"] + [
 ALIASES = {"moveaxis": "movedim", "swapdims": "swapaxes"}
 #: In-place variants (``x.index_add_(...)`` writes ``x.index_add(...)`` into ``x``).
 INPLACE = (
-    "index_add index_copy index_fill index_put masked_scatter scatter scatter_add "
-    "scatter_reduce"
+    "index_add index_copy index_fill index_put masked_scatter scatter scatter_add scatter_reduce"
 ).split()

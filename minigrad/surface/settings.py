@@ -195,12 +195,12 @@ def set_flush_denormal(mode: bool) -> bool:
 
 
 # ------------------------------------------------------------------ dtype facts
-class finfo:  # noqa: N801  (torch.finfo)
+class finfo:
     """Facts about a floating-point dtype (default: the default dtype): ``bits``,
     ``eps`` (the gap above 1), ``max``, ``min``, ``tiny`` = ``smallest_normal``,
     ``resolution`` (10 ** -digits) and ``dtype`` (its name)."""
 
-    def __init__(self, type=None):  # noqa: A002  (PyTorch's argument name)
+    def __init__(self, type=None):
         if type is dtypes.bfloat16:
             self.bits, self.eps, self.max = 16, 2.0**-7, float.fromhex("0x1.fep127")
             self.tiny, self.resolution, self.dtype = 2.0**-126, 0.01, "bfloat16"
@@ -223,10 +223,10 @@ class finfo:  # noqa: N801  (torch.finfo)
         )
 
 
-class iinfo:  # noqa: N801  (torch.iinfo)
+class iinfo:
     """Facts about an integer dtype: ``bits``, ``min``, ``max`` and ``dtype`` (its name)."""
 
-    def __init__(self, type):  # noqa: A002
+    def __init__(self, type):
         dtype = dtypes.as_dtype(type)
         if dtype is None or dtype.kind not in "iub":
             raise TypeError(f"torch.iinfo() requires an integer input type, got {type!r}")
@@ -241,7 +241,7 @@ class iinfo:  # noqa: N801  (torch.iinfo)
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
-def is_signed(input) -> bool:  # noqa: A002
+def is_signed(input) -> bool:
     """Whether the tensor's dtype holds negative numbers (floats and signed ints)."""
     return input.dtype.kind in "if"
 

@@ -26,17 +26,17 @@ from minigrad.tensor import Tensor, as_tensor
 globals().update(special_functions())
 
 
-def ndtri(input) -> Tensor:  # noqa: A002
+def ndtri(input) -> Tensor:
     """The inverse of ``ndtr``: sqrt(2) erfinv(2p - 1)."""
     return call("erfinv", as_tensor(input) * 2 - 1) * math.sqrt(2.0)
 
 
-def log_ndtr(input) -> Tensor:  # noqa: A002
+def log_ndtr(input) -> Tensor:
     """log(ndtr(x))."""
     return call("log", call("ndtr", input))
 
 
-def multigammaln(input, p: int) -> Tensor:  # noqa: A002
+def multigammaln(input, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``."""
     x = as_tensor(input)
     if x.dtype.kind != "f":
@@ -49,7 +49,7 @@ def multigammaln(input, p: int) -> Tensor:  # noqa: A002
     return out
 
 
-def polygamma(n: int, input) -> Tensor:  # noqa: A002
+def polygamma(n: int, input) -> Tensor:
     """The n-th derivative of digamma: digamma itself for n = 0, trigamma for n = 1, and
     (-1)^(n+1) n! zeta(n + 1, x) (Hurwitz's zeta) for n >= 2."""
     if not isinstance(n, int) or n < 0:
@@ -63,16 +63,16 @@ def polygamma(n: int, input) -> Tensor:  # noqa: A002
     return call("zeta", order, x) * ((-1) ** (n + 1) * math.factorial(n))
 
 
-def logsumexp(input, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+def logsumexp(input, dim, keepdim: bool = False) -> Tensor:
     return as_tensor(input).logsumexp(dim, keepdim)
 
 
-def softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+def softmax(input, dim: int, dtype=None) -> Tensor:
     x = as_tensor(input) if dtype is None else as_tensor(input).to(dtype)
     return x.softmax(dim)
 
 
-def log_softmax(input, dim: int, dtype=None) -> Tensor:  # noqa: A002
+def log_softmax(input, dim: int, dtype=None) -> Tensor:
     x = as_tensor(input) if dtype is None else as_tensor(input).to(dtype)
     return x.log_softmax(dim)
 

@@ -70,7 +70,7 @@ def _mode_rows(rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def mode(input, dim: int = -1, keepdim: bool = False):  # noqa: A002
+def mode(input, dim: int = -1, keepdim: bool = False):
     """``(values, indices)``: the most frequent value along ``dim`` and where it is.
 
     Example::
@@ -89,7 +89,7 @@ def _nanmedian_rows(rows: np.ndarray) -> np.ndarray:
     return np.take_along_axis(order, k[:, None], axis=1)[:, 0]
 
 
-def nanmedian(input, dim=None, keepdim: bool = False):  # noqa: A002
+def nanmedian(input, dim=None, keepdim: bool = False):
     """The lower median of the values that are not NaN: ``nanmedian()`` a 0-d tensor;
     ``nanmedian(dim)`` ``(values, indices)``. A row of NaN only gives NaN."""
     x = as_tensor(input)
@@ -121,7 +121,7 @@ def _check_q(q, x: Tensor, name: str) -> tuple[np.ndarray, bool]:
     return qs, scalar
 
 
-def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, name: str):  # noqa: A002
+def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, name: str):
     x = as_tensor(input)
     if x.dtype not in (dtypes.float32, dtypes.float64):
         raise RuntimeError(
@@ -173,7 +173,7 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
     return out.squeeze(0) if scalar_q else out
 
 
-def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):  # noqa: A002
+def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
     """The ``q``-th quantiles of each row along ``dim`` (all elements by default).
 
     Args:
@@ -193,7 +193,7 @@ def quantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = 
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
-def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):  # noqa: A002
+def nanquantile(input, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear"):
     """``quantile`` of the values that are not NaN (a row of NaN only gives NaN)."""
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
@@ -203,7 +203,7 @@ def _floating(x: Tensor) -> Tensor:
     return x if x.dtype.kind == "f" else x.to(dtypes.default_float)
 
 
-def cov(input, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:  # noqa: A002
+def cov(input, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
     """The covariance matrix of the variables in the rows of ``input`` (observations in
     its columns):
 
@@ -263,7 +263,7 @@ def cov(input, *, correction: int = 1, fweights=None, aweights=None) -> Tensor: 
     return out.reshape(()) if vector or out.shape == (1, 1) else out
 
 
-def corrcoef(input) -> Tensor:  # noqa: A002
+def corrcoef(input) -> Tensor:
     """Pearson's correlation coefficients of the variables in the rows of ``input``:
     ``cov[i, j] / sqrt(cov[i, i] cov[j, j])``, clamped to [-1, 1]."""
     c = cov(input)

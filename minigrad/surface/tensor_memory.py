@@ -49,7 +49,7 @@ FUNCTIONS = ["from_dlpack", "to_dlpack", "get_device", "is_inference"]
 _CHANNELS_LAST = {"channels_last": 4, "channels_last_3d": 5}
 
 
-def stride(input: Tensor, dim: int | None = None):  # noqa: A002  (PyTorch's names)
+def stride(input: Tensor, dim: int | None = None):
     """The step, in elements, between neighbours along each dim (a tuple), or along
     ``dim``. An expanded dim has stride 0, as in PyTorch.
 
@@ -72,12 +72,12 @@ def stride(input: Tensor, dim: int | None = None):  # noqa: A002  (PyTorch's nam
     return steps[dim] if n else 1
 
 
-def storage_offset(input: Tensor) -> int:  # noqa: A002
+def storage_offset(input: Tensor) -> int:
     """Where ``input``'s first element lies in its storage, counted in elements."""
     return offset_in_storage(input._data)
 
 
-def is_contiguous(input: Tensor, memory_format=None) -> bool:  # noqa: A002
+def is_contiguous(input: Tensor, memory_format=None) -> bool:
     """Whether the elements lie in memory in row-major order with no gaps (dims of
     size 1 do not count). ``memory_format=mg.channels_last`` asks for the NHWC order
     of a 4-d tensor (``channels_last_3d``: NDHWC, 5-d)."""
@@ -93,7 +93,7 @@ def is_contiguous(input: Tensor, memory_format=None) -> bool:  # noqa: A002
     return bool(a.transpose(order).flags.c_contiguous)
 
 
-def data_ptr(input: Tensor) -> int:  # noqa: A002
+def data_ptr(input: Tensor) -> int:
     """The memory address of the first element (0 for an empty tensor, as PyTorch)."""
     return 0 if input._data.size == 0 else _address(input._data)
 
@@ -101,18 +101,18 @@ def data_ptr(input: Tensor) -> int:  # noqa: A002
 const_data_ptr = data_ptr
 
 
-def get_device(input: Tensor) -> int:  # noqa: A002
+def get_device(input: Tensor) -> int:
     """The CUDA device index, or -1 for a CPU tensor (minigrad's only kind)."""
     return -1
 
 
-def is_inference(input: Tensor) -> bool:  # noqa: A002
+def is_inference(input: Tensor) -> bool:
     """False: minigrad's ``inference_mode`` is ``no_grad`` and makes ordinary tensors
     (PyTorch's "inference tensors" are a memory optimisation minigrad does not have)."""
     return False
 
 
-def is_set_to(input: Tensor, tensor: Tensor) -> bool:  # noqa: A002
+def is_set_to(input: Tensor, tensor: Tensor) -> bool:
     """True when both tensors view the same memory in the same way (the same storage,
     offset, shape and strides)."""
     a, b = input._data, tensor._data
@@ -125,7 +125,7 @@ def is_set_to(input: Tensor, tensor: Tensor) -> bool:  # noqa: A002
     )
 
 
-def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:  # noqa: A002
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     """``nonzero()`` with a fixed number of rows, ``size``: the first ``size`` indices,
     padded with rows of ``fill_value`` when there are fewer. Shape ``(size, ndim)``."""
     if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
@@ -136,7 +136,7 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
     return Tensor._make(out, False, None)
 
 
-def module_load(input: Tensor, other, assign: bool = False) -> Tensor:  # noqa: A002
+def module_load(input: Tensor, other, assign: bool = False) -> Tensor:
     """What ``Module.load_state_dict`` puts in place of ``input`` for the value
     ``other``: ``other`` itself with ``assign=True``, else ``other`` detached (the
     caller copies it into ``input``). Tensor subclasses override it, as in PyTorch."""
@@ -145,7 +145,7 @@ def module_load(input: Tensor, other, assign: bool = False) -> Tensor:  # noqa: 
     return other if assign else other.detach()
 
 
-def as_subclass(input: Tensor, cls: type) -> Tensor:  # noqa: A002
+def as_subclass(input: Tensor, cls: type) -> Tensor:
     """The same tensor (same memory, same history) as an instance of ``cls``, a
     subclass of ``Tensor``."""
     if not (isinstance(cls, type) and issubclass(cls, Tensor)):
@@ -190,7 +190,7 @@ def grad_dtype(self):
 
 
 # ------------------------------------------------------------------ NumPy and DLPack
-def __dlpack__(self, *args, **kwargs):  # noqa: N807
+def __dlpack__(self, *args, **kwargs):
     """A DLPack capsule of the tensor's memory (no copy), through NumPy's support."""
     if self._requires_grad:
         raise RuntimeError(
@@ -199,7 +199,7 @@ def __dlpack__(self, *args, **kwargs):  # noqa: N807
     return self._data.__dlpack__(*args, **kwargs)
 
 
-def __dlpack_device__(self) -> tuple:  # noqa: N807
+def __dlpack_device__(self) -> tuple:
     """``(1, 0)``: DLPack's code for the CPU, device 0."""
     return self._data.__dlpack_device__()
 
@@ -241,7 +241,7 @@ def to_dlpack(tensor: Tensor):
     return __dlpack__(tensor)
 
 
-def __array_wrap__(self, array, context=None, return_scalar=False):  # noqa: N807
+def __array_wrap__(self, array, context=None, return_scalar=False):
     """NumPy hands back the result of a function applied to a tensor: a tensor again
     (without history, as in PyTorch)."""
     if return_scalar:
@@ -249,7 +249,7 @@ def __array_wrap__(self, array, context=None, return_scalar=False):  # noqa: N80
     return Tensor._make(np.asarray(array), False, None)
 
 
-def __setstate__(self, state) -> None:  # noqa: N807
+def __setstate__(self, state) -> None:
     """Restore a tensor from its pickled state: ``(array, requires_grad)``, or the
     attributes ``pickle`` and ``copy`` collect (a dict, or a pair of dicts: the
     program's own attributes and the tensor's slots). The history is not restored."""
@@ -270,6 +270,6 @@ def __setstate__(self, state) -> None:  # noqa: N807
             setattr(self, key, value)
 
 
-def __delitem__(self, key):  # noqa: N807
+def __delitem__(self, key):
     """``del t[i]``: refused, as in PyTorch (a tensor's size cannot shrink in place)."""
     raise TypeError("Tensor does not support deleting items")

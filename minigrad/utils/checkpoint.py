@@ -40,7 +40,7 @@ def checkpoint(
 def checkpoint_sequential(
     functions: Iterable[Callable],
     segments: int,
-    input,  # noqa: A002
+    input,
     use_reentrant: bool | None = None,
     **kwargs,
 ):

@@ -121,7 +121,7 @@ def test_unknown_names_stay_plain_attribute_errors():
 
 def test_imports_of_unsupported_paths_say_why():
     with pytest.raises(UnsupportedError, match="TorchScript"):
-        import minigrad.fx.graph  # noqa: F401
+        import minigrad.fx.graph
     with pytest.raises(UnsupportedError, match="convolution"):
         from minigrad.nn import Conv2d  # noqa: F401
     with pytest.raises(ModuleNotFoundError):

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 
-import minigrad.kernels.activation as K  # noqa: E402
+import minigrad.kernels.activation as K
 
 TINY = 2.0**-126  # smallest normal float32
 ZERO_OF_DERIVATIVE = {"gelu": -0.7517915, "silu": -1.2784645, "gelu_tanh": -0.7524614}

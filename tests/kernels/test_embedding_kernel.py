@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-import minigrad.kernels.embedding as K  # noqa: E402
+import minigrad.kernels.embedding as K
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

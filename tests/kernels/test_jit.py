@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("numba")
 
-from minigrad.kernels.jit import kernel  # noqa: E402
+from minigrad.kernels.jit import kernel
 
 SIGS = ["void(float32[::1], float64)", "void(float64[::1], float64)"]
 

@@ -10,7 +10,7 @@ from minigrad.nn.utils import prune
 
 
 def _pair(torch):
-    import torch.nn.utils.prune  # noqa: F401  (not imported by torch.nn.utils)
+    import torch.nn.utils.prune
 
     ours, theirs = nn.Linear(6, 4), torch.nn.Linear(6, 4)
     theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})

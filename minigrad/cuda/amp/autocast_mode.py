@@ -7,6 +7,6 @@ from minigrad.amp import autocast_mode as _amp
 __all__ = ["autocast"]
 
 
-class autocast(_amp.autocast):  # noqa: N801
+class autocast(_amp.autocast):
     def __init__(self, enabled: bool = True, dtype=None, cache_enabled: bool = True) -> None:
         super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)

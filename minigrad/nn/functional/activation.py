@@ -109,7 +109,7 @@ class Erf(Function):
         return g * ((x * x * -1.0).exp() * (2.0 / math.sqrt(math.pi)))
 
 
-def erf(input: Tensor) -> Tensor:  # noqa: A002  (PyTorch's argument name)
+def erf(input: Tensor) -> Tensor:
     """The error function, elementwise (differentiable any number of times)."""
     return Erf.apply(_check_float("erf", input))
 
@@ -152,7 +152,7 @@ class Gelu(Function):
         return g * _gelu_derivative(x, ctx.approximate), None
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """Gaussian Error Linear Unit: ``x * Phi(x)``, Phi the standard normal CDF.
 
     Args:
@@ -194,20 +194,20 @@ class Silu(Function):
         return g * (s * (x * (1.0 - s) + 1.0))
 
 
-def silu(input: Tensor) -> Tensor:  # noqa: A002
+def silu(input: Tensor) -> Tensor:
     """Sigmoid Linear Unit (swish): ``x * sigmoid(x)``."""
     return Silu.apply(_check_float("silu", input))
 
 
 # ---------------------------------------------------------------------------- the rest
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(x, 0)``; the gradient at 0 is 0, as in PyTorch. (``inplace`` is accepted
     for PyTorch compatibility and ignored: minigrad never overwrites an input.)"""
     return as_tensor(input).relu()
 
 
 def leaky_relu(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     negative_slope: float = 0.01,
     inplace: bool = False,
 ) -> Tensor:
@@ -218,11 +218,11 @@ def leaky_relu(
     return Where.apply(x._data > 0, x, x * negative_slope)
 
 
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
+def tanh(input: Tensor) -> Tensor:
     return as_tensor(input).tanh()
 
 
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:
     """``1 / (1 + exp(-x))``, computed without overflow for any x."""
     return as_tensor(input).sigmoid()
 
@@ -268,7 +268,7 @@ def _blocks(a: np.ndarray) -> np.ndarray:
     return a.reshape(1, 1, -1, a.shape[-1])
 
 
-def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """``exp(x_i) / sum_j exp(x_j)`` along ``dim`` (stable: the max is subtracted first).
 
     ``dtype``, if given, casts the input before the operation (as in PyTorch). Over the
@@ -287,7 +287,7 @@ def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noq
     return RowSoftmax.apply(x, -1) if fused else x.softmax(dim)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """``x_i - logsumexp(x)`` along ``dim``."""
     x = _dim_arg("log_softmax", dim, dtype, as_tensor(input))
     return x.log_softmax(dim)

@@ -69,7 +69,7 @@ def _nonpositive(x: Tensor) -> Tensor:
     return x * (x <= 0).to(x.dtype)
 
 
-def _result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:  # noqa: A002
+def _result(input: Tensor, out: Tensor, inplace: bool) -> Tensor:
     if inplace and not (is_grad_enabled() and (input.requires_grad or out.requires_grad)):
         input._data[...] = out._data
         return input
@@ -82,19 +82,19 @@ def _where(cond: Tensor, a: Tensor, b) -> Tensor:
     return where(cond, a, b)
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for x > 0, ``alpha (exp(x) - 1)`` otherwise."""
     x = _float("elu", input)
     return _result(x, _where(x > 0, x, alpha * (_nonpositive(x).exp() - 1)), inplace)
 
 
-def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """``scale * elu(x, alpha)`` with PyTorch's constants (alpha 1.6733, scale 1.0507)."""
     x = _float("selu", input)
     return _result(x, SELU_SCALE * elu(x, SELU_ALPHA), inplace)
 
 
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``."""
     if alpha == 0:
         raise ValueError("ZeroDivisionError in celu: alpha cannot be 0")
@@ -103,7 +103,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
 
 
 def hardtanh(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     min_val: float = -1.0,
     max_val: float = 1.0,
     inplace: bool = False,
@@ -116,18 +116,18 @@ def hardtanh(
     return _result(x, _where(inside, x, x.detach().clamp(min_val, max_val)), inplace)
 
 
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(0, x), 6)``."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``: 0 below -3, 1 above 3, linear between."""
     x = _float("hardsigmoid", input)
     return _result(x, hardtanh(x + 3, 0.0, 6.0) / 6, inplace)
 
 
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``. Gradient ``(2x + 3) / 6`` on ``[-3, 3]`` (both ends
     included, as PyTorch), 0 below, 1 above."""
     x = _float("hardswish", input)
@@ -136,7 +136,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _result(x, out, inplace)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """``log(1 + exp(beta x)) / beta``, and ``x`` itself where ``beta x > threshold``."""
     x = _float("softplus", input)
     bx = x * beta
@@ -145,19 +145,19 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return _where(linear, x, (safe.exp() + 1).log() / beta)
 
 
-def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
     x = _float("mish", input)
     return _result(x, x * softplus(x).tanh(), inplace)
 
 
-def softsign(input: Tensor) -> Tensor:  # noqa: A002
+def softsign(input: Tensor) -> Tensor:
     """``x / (1 + |x|)``."""
     x = _float("softsign", input)
     return x / (x.abs() + 1)
 
 
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - lambd`` above lambd, ``x + lambd`` below -lambd, 0 between."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
@@ -165,26 +165,26 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
     return _where(x > lambd, x - lambd, _where(x < -lambd, x + lambd, x * 0))
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, 0 elsewhere."""
     x = _float("hardshrink", input)
     return _where((x > lambd) | (x < -lambd), x, x * 0)
 
 
-def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+def tanhshrink(input: Tensor) -> Tensor:
     """``x - tanh(x)``."""
     x = _float("tanhshrink", input)
     return x - x.tanh()
 
 
-def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x)) = -softplus(-x)``, without overflow for large ``|x|``."""
     x = _float("logsigmoid", input)
     return -softplus(-x)
 
 
 def threshold(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     threshold: float,
     value: float,
     inplace: bool = False,
@@ -194,7 +194,7 @@ def threshold(
     return _result(x, _where(x > threshold, x, x * 0 + value), inplace)
 
 
-def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def glu(input: Tensor, dim: int = -1) -> Tensor:
     """Gated linear unit: ``a * sigmoid(b)`` with ``a, b`` the halves of ``input`` along
     ``dim``. Shape: ``(*, 2n, *) -> (*, n, *)``."""
     x = _float("glu", input)
@@ -208,7 +208,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
     return a * b.sigmoid()
 
 
-def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noqa: A002
+def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """``softmax(-x, dim)``."""
     x = _float("softmin", input)
     if dtype is not None:
@@ -218,7 +218,7 @@ def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:  # noq
     return (-x).softmax(dim)
 
 
-def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` for x > 0, ``a x`` otherwise, with learnable slopes ``weight``: one, or one
     per channel (dim 1 of the input)."""
     x = _float("prelu", input)
@@ -241,7 +241,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
 
 
 def rrelu(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     lower: float = 1.0 / 8,
     upper: float = 1.0 / 3,
     training: bool = False,
@@ -262,7 +262,7 @@ def rrelu(
 def _inplace(fn):
     """``F.elu_(x)`` is ``F.elu(x, inplace=True)``."""
 
-    def inplace_fn(input: Tensor, *args, **kwargs) -> Tensor:  # noqa: A002
+    def inplace_fn(input: Tensor, *args, **kwargs) -> Tensor:
         return fn(input, *args, inplace=True, **kwargs)
 
     inplace_fn.__name__ = fn.__name__ + "_"
@@ -270,13 +270,13 @@ def _inplace(fn):
     return inplace_fn
 
 
-def relu_(input: Tensor) -> Tensor:  # noqa: A002
+def relu_(input: Tensor) -> Tensor:
     """In-place ``relu``."""
     x = _float("relu_", input)
     return _result(x, x.relu(), True)
 
 
-def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place ``leaky_relu``."""
     x = _float("leaky_relu_", input)
     return _result(x, _where(x > 0, x, x * negative_slope), True)

@@ -48,7 +48,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return (x1 * x2).sum(dim) / (n1 * n2)
 
 
-def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distance between every pair of rows ``i < j`` of a 2-D input, in the
     order of the upper triangle. Shape: ``(N, M) -> (N (N - 1) / 2,)``."""
     x = as_tensor(input)
@@ -59,7 +59,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:  # noqa: A002
 
 
 def normalize(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     p: float = 2.0,
     dim: int = 1,
     eps: float = 1e-12,

@@ -43,7 +43,7 @@ def _channel_shape(x: Tensor, batched_ndim: int) -> tuple:
     return tuple(x.shape[:lead]) + (1,) * (x.ndim - lead)
 
 
-def _channel_dropout(name: str, input, p, training, spatial: int) -> Tensor:  # noqa: A002
+def _channel_dropout(name: str, input, p, training, spatial: int) -> Tensor:
     p = check_probability(p, name)
     x = as_tensor(input)
     if x.ndim not in (spatial + 1, spatial + 2):
@@ -59,13 +59,13 @@ def _channel_dropout(name: str, input, p, training, spatial: int) -> Tensor:  # 
     return x * mask.astype(x.dtype)
 
 
-def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout1d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` with probability ``p`` and scale
     the rest by ``1 / (1 - p)``."""
     return _channel_dropout("dropout1d", input, p, training, 1)
 
 
-def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` or ``(C, H, W)``, as :func:`dropout1d`."""
     x = as_tensor(input)
     if x.ndim == 3:
@@ -77,12 +77,12 @@ def dropout2d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
     return _channel_dropout("dropout2d", x, p, training, 2)
 
 
-def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)``, as :func:`dropout1d`."""
     return _channel_dropout("dropout3d", input, p, training, 3)
 
 
-def _alpha(name: str, input, p, training, mask_shape) -> Tensor:  # noqa: A002
+def _alpha(name: str, input, p, training, mask_shape) -> Tensor:
     p = check_probability(p, name)
     x = as_tensor(input)
     if not training or p == 0.0:
@@ -96,13 +96,13 @@ def _alpha(name: str, input, p, training, mask_shape) -> Tensor:  # noqa: A002
     return x * (a * keep).astype(x.dtype) + (a * saturation * (1 - keep) + b).astype(x.dtype)
 
 
-def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:  # noqa: A002
+def alpha_dropout(input, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of each element (see the module docstring)."""
     return _alpha("alpha_dropout", input, p, training, lambda x: x.shape)
 
 
 def feature_alpha_dropout(
-    input,  # noqa: A002
+    input,
     p: float = 0.5,
     training: bool = False,
     inplace: bool = False,
@@ -115,7 +115,7 @@ def feature_alpha_dropout(
     return _alpha("feature_alpha_dropout", input, p, training, channels)
 
 
-def feature_dropout(input, p: float, train: bool) -> Tensor:  # noqa: A002
+def feature_dropout(input, p: float, train: bool) -> Tensor:
     """``torch.feature_dropout``: whole channels (dim 1) of any ``(N, C, *)`` input zeroed
     with probability ``p``, the rest scaled by ``1 / (1 - p)``."""
     p = check_probability(p, "feature_dropout")

@@ -34,7 +34,7 @@ def _bags(index: np.ndarray, offsets, include_last_offset: bool) -> list[tuple[i
 
 
 def embedding_bag(
-    input,  # noqa: A002
+    input,
     weight: Tensor,
     offsets=None,
     max_norm: float | None = None,

@@ -26,7 +26,7 @@ def _per_channel(v: Tensor, ndim: int) -> Tensor:
 
 
 def instance_norm(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     running_mean: Tensor | None = None,
     running_var: Tensor | None = None,
     weight: Tensor | None = None,

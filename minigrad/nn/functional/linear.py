@@ -73,7 +73,7 @@ class Linear(Function):
         return gx, gw, gb
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Affine map ``y = x W^T + b``.
 
     Args:
@@ -169,7 +169,7 @@ def _index_array(name: str, input) -> np.ndarray:
     return idx
 
 
-def embedding(  # noqa: A002
+def embedding(
     input,
     weight: Tensor,
     padding_idx: int | None = None,

@@ -29,7 +29,7 @@ class LinearCrossEntropyOptions:
 
 
 def linear_cross_entropy(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     linear_weight: Tensor,
     target: Tensor,
     *,

@@ -271,12 +271,12 @@ def _weight_array(name: str, weight, num_classes: int):
 
 
 def cross_entropy(
-    input: Tensor,  # noqa: A002  (PyTorch's argument names)
+    input: Tensor,
     target: Tensor,
     weight: Tensor | None = None,
     size_average=None,
     ignore_index: int = -100,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction: str = "mean",
     label_smoothing: float = 0.0,
 ) -> Tensor:
@@ -361,12 +361,12 @@ class NllLoss(Function):
 
 
 def nll_loss(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     target: Tensor,
     weight: Tensor | None = None,
     size_average=None,
     ignore_index: int = -100,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction: str = "mean",
 ) -> Tensor:
     """Negative log-likelihood of class-index targets given log-probabilities.
@@ -397,10 +397,10 @@ def nll_loss(
 
 
 def mse_loss(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     target: Tensor,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction: str = "mean",
 ) -> Tensor:
     """Mean squared error ``(input - target)^2``, averaged (``'mean'``), summed or per element.

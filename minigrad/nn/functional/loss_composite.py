@@ -48,7 +48,7 @@ def _reduce(name: str, loss: Tensor, reduction: str) -> Tensor:
     raise ValueError(f"{name}: {reduction!r} is not a valid value for reduction")
 
 
-def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:  # noqa: A002
+def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:
     x, y = as_tensor(input), as_tensor(target)
     try:
         np.broadcast_shapes(x.shape, y.shape)
@@ -60,13 +60,13 @@ def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:  # noqa: A002
     return x, y
 
 
-def _legacy(size_average, reduce) -> None:  # noqa: A002
+def _legacy(size_average, reduce) -> None:
     if size_average is not None or reduce is not None:
         raise TypeError("size_average and reduce are deprecated; use reduction=")
 
 
 # ------------------------------------------------------------------ regression
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``|x - y|``."""
     _legacy(size_average, reduce)
     x, y = _pair("l1_loss", input, target)
@@ -74,10 +74,10 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  #
 
 
 def smooth_l1_loss(
-    input,  # noqa: A002
+    input,
     target,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
     beta: float = 1.0,
 ):
@@ -93,7 +93,7 @@ def smooth_l1_loss(
     return _reduce("smooth_l1_loss", where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
 
-def huber_loss(input, target, reduction="mean", delta: float = 1.0, weight=None):  # noqa: A002
+def huber_loss(input, target, reduction="mean", delta: float = 1.0, weight=None):
     """``0.5 d^2`` where ``d = |x - y| < delta``, ``delta (d - 0.5 delta)`` elsewhere."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -106,13 +106,13 @@ def huber_loss(input, target, reduction="mean", delta: float = 1.0, weight=None)
 
 
 def poisson_nll_loss(
-    input,  # noqa: A002
+    input,
     target,
     log_input: bool = True,
     full: bool = False,
     size_average=None,
     eps: float = 1e-8,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """Negative log-likelihood of ``y ~ Poisson(rate)``: ``exp(x) - y x`` with
@@ -130,7 +130,7 @@ def poisson_nll_loss(
 
 
 def gaussian_nll_loss(
-    input,  # noqa: A002
+    input,
     target,
     var,
     full: bool = False,
@@ -159,11 +159,11 @@ def gaussian_nll_loss(
 
 # ------------------------------------------------------------------ probabilities
 def binary_cross_entropy(
-    input,  # noqa: A002
+    input,
     target,
     weight=None,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` in ``[0, 1]``; each
@@ -185,11 +185,11 @@ def binary_cross_entropy(
 
 
 def binary_cross_entropy_with_logits(
-    input,  # noqa: A002
+    input,
     target,
     weight=None,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
     pos_weight=None,
 ):
@@ -210,10 +210,10 @@ def binary_cross_entropy_with_logits(
 
 
 def kl_div(
-    input,  # noqa: A002
+    input,
     target,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction: str = "mean",
     log_target: bool = False,
 ):
@@ -241,7 +241,7 @@ def margin_ranking_loss(
     target,
     margin: float = 0.0,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``max(0, -y (x1 - x2) + margin)`` for ``y`` in ``{1, -1}``."""
@@ -256,11 +256,11 @@ def margin_ranking_loss(
 
 
 def hinge_embedding_loss(
-    input,  # noqa: A002
+    input,
     target,
     margin: float = 1.0,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
@@ -271,7 +271,7 @@ def hinge_embedding_loss(
     return _reduce("hinge_embedding_loss", loss, reduction)
 
 
-def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))`` for ``y`` in ``{1, -1}``."""
     _legacy(size_average, reduce)
     x, y = _pair("soft_margin_loss", input, target)
@@ -284,7 +284,7 @@ def cosine_embedding_loss(
     target,
     margin: float = 0.0,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where
@@ -304,13 +304,13 @@ def _class_scores(name: str, x: Tensor) -> Tensor:
 
 
 def multi_margin_loss(
-    input,  # noqa: A002
+    input,
     target,
     p: int = 1,
     margin: float = 1.0,
     weight=None,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """Multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per
@@ -337,10 +337,10 @@ def multi_margin_loss(
 
 
 def multilabel_margin_loss(
-    input,  # noqa: A002
+    input,
     target,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``sum_{j in Y, k not in Y} max(0, 1 - (x_j - x_k)) / C`` per sample, with ``Y``
@@ -366,11 +366,11 @@ def multilabel_margin_loss(
 
 
 def multilabel_soft_margin_loss(
-    input,  # noqa: A002
+    input,
     target,
     weight=None,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``-mean_c (y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c))`` per sample
@@ -392,7 +392,7 @@ def triplet_margin_loss(
     eps: float = 1e-6,
     swap: bool = False,
     size_average=None,
-    reduce=None,  # noqa: A002
+    reduce=None,
     reduction="mean",
 ):
     """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the pairwise p-norm distance;

@@ -36,7 +36,7 @@ class ConstantPad(Function):
         return g[ctx.inner], None, None
 
 
-def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # noqa: A002
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     """Pad ``input``'s last ``len(pad) // 2`` dims by ``pad`` (see the module docstring).
 
     Example::

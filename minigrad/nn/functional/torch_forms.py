@@ -38,13 +38,13 @@ def _reduction(value: int) -> str:
     return _REDUCTION[value]
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):  # noqa: A002
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
     return L.binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight
     )
 
 
-def kl_div(input, target, reduction=1, *, log_target=False):  # noqa: A002
+def kl_div(input, target, reduction=1, *, log_target=False):
     return L.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
 
 
@@ -56,11 +56,11 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
     return L.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
-def hinge_embedding_loss(input, target, margin=1.0, reduction=1):  # noqa: A002
+def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
     return L.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
-def poisson_nll_loss(input, target, log_input, full, eps, reduction):  # noqa: A002
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return L.poisson_nll_loss(
         input, target, log_input, full, eps=eps, reduction=_reduction(reduction)
     )
@@ -109,7 +109,7 @@ def batch_norm(
     training,
     momentum,
     eps,
-    cudnn_enabled,  # noqa: A002
+    cudnn_enabled,
 ):
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
@@ -122,7 +122,7 @@ def instance_norm(
     running_var,
     use_input_stats,
     momentum,
-    eps,  # noqa: A002
+    eps,
     cudnn_enabled,
 ):
     return _instance_norm(

@@ -2,4 +2,4 @@
 
 from minigrad.nn.loss import *
 from minigrad.nn.loss_composite import *
-from minigrad.nn.loss_composite import _Loss  # noqa: E402  (subclassed by programs)
+from minigrad.nn.loss_composite import _Loss

@@ -145,7 +145,7 @@ def check_values_per_channel(x: Tensor) -> None:
 
 
 def batch_norm(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     running_mean: Tensor | None,
     running_var: Tensor | None,
     weight: Tensor | None = None,

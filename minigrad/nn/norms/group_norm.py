@@ -69,7 +69,7 @@ class GroupNormFunction(NormFunction):
 
 
 def group_norm(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     num_groups: int,
     weight: Tensor | None = None,
     bias: Tensor | None = None,

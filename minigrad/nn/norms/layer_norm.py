@@ -59,7 +59,7 @@ class LayerNormFunction(NormFunction):
 
 
 def layer_norm(
-    input: Tensor,  # noqa: A002  (PyTorch's argument name)
+    input: Tensor,
     normalized_shape,
     weight: Tensor | None = None,
     bias: Tensor | None = None,

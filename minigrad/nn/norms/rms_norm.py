@@ -69,7 +69,7 @@ class RMSNormFunction(NormFunction):
 
 
 def rms_norm(
-    input: Tensor,  # noqa: A002
+    input: Tensor,
     normalized_shape,
     weight: Tensor | None = None,
     eps: float | None = None,

@@ -60,6 +60,6 @@ __all__ = [
     "random_split",
 ]
 
-from minigrad.unsupported import module_getattr  # noqa: E402
+from minigrad.unsupported import module_getattr
 
 __getattr__ = module_getattr(__name__)  # unsupported PyTorch names say why (unsupported.json)
