@@ -12,8 +12,6 @@ documentation:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -58,26 +56,18 @@ class Adadelta(Optimizer):
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, rho, eps, wd = group["lr"], group["rho"], group["eps"], group["weight_decay"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "square_avg": np.zeros_like(p._data),
-                        "acc_delta": np.zeros_like(p._data),
-                    }
-                state["step"] += 1
-                if wd != 0:
-                    g = g + wd * p._data
-                v, u = state["square_avg"], state["acc_delta"]
-                v *= rho
-                v += (1 - rho) * g * g
-                delta = np.sqrt(u + eps) / np.sqrt(v + eps) * g
-                u *= rho
-                u += (1 - rho) * delta * delta
-                p._data -= lr * delta
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        return {"step": 0, "square_avg": np.zeros_like(p), "acc_delta": np.zeros_like(p)}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        rho, eps = group["rho"], group["eps"]
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p
+        v, u = state["square_avg"], state["acc_delta"]
+        v *= rho
+        v += (1 - rho) * g * g
+        delta = np.sqrt(u + eps) / np.sqrt(v + eps) * g
+        u *= rho
+        u += (1 - rho) * delta * delta
+        p -= group["lr"] * delta

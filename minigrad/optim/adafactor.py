@@ -17,8 +17,6 @@ For a parameter ``p`` with gradient ``g`` at step ``t`` (from 1), ``tau = beta2_
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer
@@ -84,39 +82,31 @@ class Adafactor(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, tau, (eps1, eps2) = group["lr"], group["beta2_decay"], group["eps"]
-            d, wd = group["d"], group["weight_decay"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {"step": 0}
-                    if g.ndim > 1:
-                        state["row_var"] = np.zeros(g.shape[:-1] + (1,), dtype=p._data.dtype)
-                        state["col_var"] = np.zeros(
-                            g.shape[:-2] + (1, g.shape[-1]), dtype=p._data.dtype
-                        )
-                    else:
-                        state["variance"] = np.zeros_like(p._data)
-                floor = np.finfo(p._data.dtype).eps if eps1 is None else eps1
-                state["step"] += 1
-                t = state["step"]
-                weight = t**tau  # 1 - beta2_t
-                rho = min(lr, 1 / t**0.5)
-                alpha = max(eps2, _rms(p._data)) * rho
-                if wd != 0:
-                    p._data *= 1 - lr * wd
-                if g.ndim > 1:
-                    row, col = state["row_var"], state["col_var"]
-                    row += weight * (np.mean(g * g, axis=-1, keepdims=True) - row)
-                    col += weight * (np.mean(g * g, axis=-2, keepdims=True) - col)
-                    variance = row @ col / np.maximum(row.mean(axis=-2, keepdims=True), floor)
-                else:
-                    v = state["variance"]
-                    v += weight * (g * g - v)
-                    variance = v
-                update = g / np.sqrt(np.maximum(variance, floor * floor))
-                p._data -= alpha / max(1.0, _rms(update) / d) * update
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        if p.ndim > 1:  # the second moment, factored into its row and column means
+            row = np.zeros(p.shape[:-1] + (1,), dtype=p.dtype)
+            col = np.zeros(p.shape[:-2] + (1, p.shape[-1]), dtype=p.dtype)
+            return {"step": 0, "row_var": row, "col_var": col}
+        return {"step": 0, "variance": np.zeros_like(p)}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, tau, (eps1, eps2) = group["lr"], group["beta2_decay"], group["eps"]
+        floor = np.finfo(p.dtype).eps if eps1 is None else eps1
+        state["step"] += 1
+        t = state["step"]
+        weight = t**tau  # 1 - beta2_t
+        rho = min(lr, 1 / t**0.5)
+        alpha = max(eps2, _rms(p)) * rho
+        if group["weight_decay"] != 0:
+            p *= 1 - lr * group["weight_decay"]
+        if g.ndim > 1:
+            row, col = state["row_var"], state["col_var"]
+            row += weight * (np.mean(g * g, axis=-1, keepdims=True) - row)
+            col += weight * (np.mean(g * g, axis=-2, keepdims=True) - col)
+            variance = row @ col / np.maximum(row.mean(axis=-2, keepdims=True), floor)
+        else:
+            v = state["variance"]
+            v += weight * (g * g - v)
+            variance = v
+        update = g / np.sqrt(np.maximum(variance, floor * floor))
+        p -= alpha / max(1.0, _rms(update) / group["d"]) * update

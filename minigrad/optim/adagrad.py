@@ -11,8 +11,6 @@ documentation:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -70,27 +68,18 @@ class Adagrad(Optimizer):
             maximize=maximize,
         )
         super().__init__(params, defaults)
-        for group in self.param_groups:
+        for group in self.param_groups:  # as PyTorch, the state exists before any step
             for p in group["params"]:
-                start = group["initial_accumulator_value"]
-                self.state[p] = {"step": 0, "sum": np.full_like(p._data, start)}
+                self.state[p] = self.new_state(p._data, group)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, lr_decay, wd, eps = (
-                group["lr"],
-                group["lr_decay"],
-                group["weight_decay"],
-                group["eps"],
-            )
-            for p, g in self._grads(group):
-                state = self.state[p]
-                state["step"] += 1
-                if wd != 0:
-                    g = g + wd * p._data
-                clr = lr / (1 + (state["step"] - 1) * lr_decay)
-                s = state["sum"]
-                s += g * g
-                p._data -= clr * g / (np.sqrt(s) + eps)
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        return {"step": 0, "sum": np.full_like(p, group["initial_accumulator_value"])}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p
+        clr = group["lr"] / (1 + (state["step"] - 1) * group["lr_decay"])
+        s = state["sum"]
+        s += g * g
+        p -= clr * g / (np.sqrt(s) + group["eps"])

@@ -72,6 +72,7 @@ class Adam(AdamFamily):
         return state
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        state["step"] += 1
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         wd, t = group["weight_decay"], state["step"]
         bias_correction1 = 1 - beta1**t

@@ -14,8 +14,6 @@ optimizer's ``update`` (``adam.py``, ``adamax.py``, ``nadam.py``, ``radam.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -57,9 +55,9 @@ def update_moments(m: np.ndarray, v: np.ndarray, g: np.ndarray, beta1: float, be
 
 class AdamFamily(Optimizer):
     """The base of the Adam family: checks ``lr``, ``eps``, ``weight_decay`` and
-    ``betas``, creates each parameter's state on its first step and counts its steps;
-    a subclass sets ``state_arrays`` (the names of its zero-initialised arrays, in
-    PyTorch's order) and implements ``update``.
+    ``betas``, creates each parameter's state on its first step; a subclass sets
+    ``state_arrays`` (the names of its zero-initialised arrays, in PyTorch's order) and
+    implements ``update``, which counts the step first.
     """
 
     #: the per-parameter arrays, created as zeros shaped like the parameter
@@ -75,18 +73,3 @@ class AdamFamily(Optimizer):
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         """A parameter's state before its first step."""
         return {"step": 0, **{name: np.zeros_like(p) for name in self.state_arrays}}
-
-    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
-        """Update ``p`` in place from ``g``; ``state["step"]`` is already this step's ``t``."""
-        raise NotImplementedError
-
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = self.new_state(p._data, group)
-                state["step"] += 1
-                self.update(p._data, g, state, group)
-        return loss

@@ -53,6 +53,7 @@ class Adamax(AdamFamily):
         super().__init__(params, defaults)
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        state["step"] += 1
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         g = decay_weight(p, g, lr, group["weight_decay"], decoupled=False)
         m, u = state["exp_avg"], state["exp_inf"]

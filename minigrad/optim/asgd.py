@@ -13,8 +13,6 @@ The averaged parameters are in ``optimizer.state[p]["ax"]``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -60,31 +58,21 @@ class ASGD(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
-            wd = group["weight_decay"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "eta": lr,
-                        "mu": 1.0,
-                        "ax": np.zeros_like(p._data),
-                    }
-                state["step"] += 1
-                t = state["step"]
-                if wd != 0:
-                    g = g + wd * p._data
-                eta = state["eta"]
-                p._data *= 1 - lambd * eta
-                p._data -= eta * g
-                if state["mu"] != 1:
-                    state["ax"] += (p._data - state["ax"]) * state["mu"]
-                else:
-                    state["ax"][...] = p._data
-                state["eta"] = lr / (1 + lambd * lr * t) ** alpha
-                state["mu"] = 1 / max(1, t - t0)
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        return {"step": 0, "eta": group["lr"], "mu": 1.0, "ax": np.zeros_like(p)}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
+        state["step"] += 1
+        t = state["step"]
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p
+        eta = state["eta"]
+        p *= 1 - lambd * eta
+        p -= eta * g
+        if state["mu"] != 1:
+            state["ax"] += (p - state["ax"]) * state["mu"]
+        else:
+            state["ax"][...] = p
+        state["eta"] = lr / (1 + lambd * lr * t) ** alpha
+        state["mu"] = 1 / max(1, t - t0)

@@ -19,7 +19,6 @@ bfloat16 rounding of the update.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -97,25 +96,20 @@ class Muon(Optimizer):
                         f"size: {tuple(p.shape)}"
                     )
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, wd, mu = group["lr"], group["weight_decay"], group["momentum"]
-            rows, cols = 0, 0
-            for p, g in self._grads(group):
-                state = self.state.setdefault(p, {"momentum_buffer": np.zeros_like(p._data)})
-                buf = state["momentum_buffer"]
-                buf *= mu
-                buf += g
-                direction = g + mu * buf if group["nesterov"] else buf
-                update = newton_schulz(
-                    direction, group["ns_coefficients"], group["ns_steps"], group["eps"]
-                )
-                p._data *= 1 - lr * wd
-                rows, cols = p._data.shape
-                if group["adjust_lr_fn"] == "match_rms_adamw":
-                    scale = 0.2 * math.sqrt(max(rows, cols))
-                else:
-                    scale = math.sqrt(max(1.0, rows / cols))
-                p._data -= (lr * scale) * update.astype(p._data.dtype, copy=False)
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        return {"momentum_buffer": np.zeros_like(p)}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, mu = group["lr"], group["momentum"]
+        buf = state["momentum_buffer"]
+        buf *= mu
+        buf += g
+        direction = g + mu * buf if group["nesterov"] else buf
+        update = newton_schulz(direction, group["ns_coefficients"], group["ns_steps"], group["eps"])
+        p *= 1 - lr * group["weight_decay"]
+        rows, cols = p.shape
+        if group["adjust_lr_fn"] == "match_rms_adamw":
+            scale = 0.2 * math.sqrt(max(rows, cols))
+        else:
+            scale = math.sqrt(max(1.0, rows / cols))
+        p -= (lr * scale) * update.astype(p.dtype, copy=False)

@@ -71,6 +71,7 @@ class NAdam(AdamFamily):
         return {"step": 0, "mu_product": 1.0, **super().new_state(p, group)}
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        state["step"] += 1
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         psi, t = group["momentum_decay"], state["step"]
         g = decay_weight(p, g, lr, group["weight_decay"], group["decoupled_weight_decay"])

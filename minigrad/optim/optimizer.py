@@ -1,4 +1,4 @@
-"""``Optimizer``: the base class of SGD, Adam and AdamW.
+"""``Optimizer``: the base class of every optimizer.
 
 An optimizer holds ``param_groups`` (a list of dicts: ``{'params': [...], 'lr': ...,
 ...}``; every group has every hyperparameter, defaults filled in) and ``state`` (per
@@ -48,7 +48,9 @@ def _check_non_negative(name: str, value: float) -> None:
 
 
 class Optimizer:
-    """Base class. Subclasses set ``defaults`` and implement ``step``.
+    """Base class. Subclasses set ``defaults`` and implement ``update`` (the rule for one
+    parameter; ``step`` runs it on every parameter that has a gradient) and, if they keep
+    something per parameter, ``new_state``; or, like LBFGS, their own ``step``.
 
     Args:
         params: an iterable of parameters, or of dicts defining parameter groups
@@ -147,9 +149,26 @@ class Optimizer:
             return closure()
 
     def step(self, closure: Callable | None = None):
-        """Update every parameter that has a gradient. ``closure``, if given, re-evaluates
+        """Update every parameter that has a gradient: ``update`` on each, with its state
+        (made by ``new_state`` before its first step). ``closure``, if given, re-evaluates
         the model and returns the loss (called with gradients enabled); its loss is returned."""
-        raise NotImplementedError
+        loss = self._evaluate_closure(closure)
+        for group in self.param_groups:
+            for p, g in self._grads(group):
+                state = self.state.get(p) or self.new_state(p._data, group)
+                self.update(p._data, g, state, group)
+                if state:  # an optimizer that keeps nothing for p leaves no entry
+                    self.state[p] = state
+        return loss
+
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        """A parameter's state before its first step (``p`` its values)."""
+        return {}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        """Update the parameter's values ``p`` in place from its gradient ``g``: the rule
+        of the optimizer, for one parameter, with ``group``'s hyperparameters."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither step nor update")
 
     # ------------------------------------------------------------------ state_dict
     def state_dict(self) -> dict:

@@ -68,6 +68,7 @@ class RAdam(AdamFamily):
         super().__init__(params, defaults)
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        state["step"] += 1
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         t = state["step"]
         g = decay_weight(p, g, lr, group["weight_decay"], group["decoupled_weight_decay"])

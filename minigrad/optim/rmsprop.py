@@ -13,8 +13,6 @@ PyTorch's documentation:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -73,37 +71,33 @@ class RMSprop(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-            wd, mu, centered = group["weight_decay"], group["momentum"], group["centered"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {"step": 0, "square_avg": np.zeros_like(p._data)}
-                    if mu > 0:
-                        state["momentum_buffer"] = np.zeros_like(p._data)
-                    if centered:
-                        state["grad_avg"] = np.zeros_like(p._data)
-                state["step"] += 1
-                if wd != 0:
-                    g = g + wd * p._data
-                v = state["square_avg"]
-                v *= alpha
-                v += (1 - alpha) * g * g
-                if centered:
-                    a = state["grad_avg"]
-                    a *= alpha
-                    a += (1 - alpha) * g
-                    denom = np.sqrt(v - a * a) + eps
-                else:
-                    denom = np.sqrt(v) + eps
-                if mu > 0:
-                    buf = state["momentum_buffer"]
-                    buf *= mu
-                    buf += g / denom
-                    p._data -= lr * buf
-                else:
-                    p._data -= lr * g / denom
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        state = {"step": 0, "square_avg": np.zeros_like(p)}
+        if group["momentum"] > 0:
+            state["momentum_buffer"] = np.zeros_like(p)
+        if group["centered"]:
+            state["grad_avg"] = np.zeros_like(p)
+        return state
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        lr, alpha, eps, mu = group["lr"], group["alpha"], group["eps"], group["momentum"]
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p
+        v = state["square_avg"]
+        v *= alpha
+        v += (1 - alpha) * g * g
+        if group["centered"]:
+            a = state["grad_avg"]
+            a *= alpha
+            a += (1 - alpha) * g
+            denom = np.sqrt(v - a * a) + eps
+        else:
+            denom = np.sqrt(v) + eps
+        if mu > 0:
+            buf = state["momentum_buffer"]
+            buf *= mu
+            buf += g / denom
+            p -= lr * buf
+        else:
+            p -= lr * g / denom

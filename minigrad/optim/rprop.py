@@ -11,8 +11,6 @@ PyTorch's documentation, each coordinate's step size ``s`` (starting at lr) chan
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -53,25 +51,17 @@ class Rprop(Optimizer):
         defaults = dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize)
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            (eta_minus, eta_plus), (s_min, s_max) = group["etas"], group["step_sizes"]
-            for p, g in self._grads(group):
-                state = self.state.get(p)
-                if not state:
-                    state = self.state[p] = {
-                        "step": 0,
-                        "prev": np.zeros_like(p._data),
-                        "step_size": np.full_like(p._data, group["lr"]),
-                    }
-                state["step"] += 1
-                direction = np.sign(g * state["prev"])
-                factor = np.where(direction > 0, eta_plus, np.where(direction < 0, eta_minus, 1))
-                s = state["step_size"]
-                s *= factor
-                np.clip(s, s_min, s_max, out=s)
-                g = np.where(direction < 0, 0, g).astype(p._data.dtype)
-                p._data -= np.sign(g) * s
-                state["prev"] = g
-        return loss
+    def new_state(self, p: np.ndarray, group: dict) -> dict:
+        return {"step": 0, "prev": np.zeros_like(p), "step_size": np.full_like(p, group["lr"])}
+
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        (eta_minus, eta_plus), (s_min, s_max) = group["etas"], group["step_sizes"]
+        state["step"] += 1
+        direction = np.sign(g * state["prev"])
+        factor = np.where(direction > 0, eta_plus, np.where(direction < 0, eta_minus, 1))
+        s = state["step_size"]
+        s *= factor
+        np.clip(s, s_min, s_max, out=s)
+        g = np.where(direction < 0, 0, g).astype(p.dtype)
+        p -= np.sign(g) * s
+        state["prev"] = g

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from minigrad.optim.optimizer import Optimizer, _check_non_negative
@@ -64,23 +62,16 @@ class SGD(Optimizer):
         )
         super().__init__(params, defaults)
 
-    def step(self, closure: Callable | None = None):
-        loss = self._evaluate_closure(closure)
-        for group in self.param_groups:
-            lr, mu, tau = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov = group["weight_decay"], group["nesterov"]
-            for p, g in self._grads(group):
-                if wd != 0:
-                    g = g + wd * p._data
-                if mu != 0:
-                    state = self.state.setdefault(p, {})
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = np.array(g, dtype=p._data.dtype, copy=True)
-                        state["momentum_buffer"] = buf
-                    else:
-                        buf *= mu
-                        buf += (1 - tau) * g
-                    g = g + mu * buf if nesterov else buf
-                p._data -= lr * g
-        return loss
+    def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
+        mu, tau = group["momentum"], group["dampening"]
+        if group["weight_decay"] != 0:
+            g = g + group["weight_decay"] * p
+        if mu != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = np.array(g, dtype=p.dtype, copy=True)
+            else:
+                buf *= mu
+                buf += (1 - tau) * g
+            g = g + mu * buf if group["nesterov"] else buf
+        p -= group["lr"] * g
