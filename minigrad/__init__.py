@@ -21,9 +21,7 @@ from minigrad import surface as _surface
 from minigrad.autograd import (
     Function,
     enable_grad,
-    inference_mode,
     is_grad_enabled,
-    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -130,6 +128,8 @@ from minigrad.surface.compat import (  # PyTorch names: torch.compile, torch.ein
     flip,
     get_float32_matmul_precision,
     index_select,
+    inference_mode,
+    is_inference_mode_enabled,
     isfinite,
     isinf,
     isnan,

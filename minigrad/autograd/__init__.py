@@ -16,9 +16,7 @@ from minigrad.autograd.api import (
 from minigrad.autograd.function import Function
 from minigrad.autograd.grad_mode import (
     enable_grad,
-    inference_mode,
     is_grad_enabled,
-    is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
@@ -38,9 +36,10 @@ _GRADCHECK_NAMES = (
 )
 
 
-# ``torch.autograd.functional`` (jacobian, hessian, ...) and ``Variable`` are PyTorch's
-# breadth, not the engine: they live in ``minigrad/surface/`` and are set on this package
-# by ``minigrad/__init__.py`` (``surface.attach``).
+# ``torch.autograd.functional`` (jacobian, hessian, ...), ``Variable`` and
+# ``inference_mode`` are PyTorch's breadth, not the engine: they live in
+# ``minigrad/surface/`` and are set on this package by ``minigrad/__init__.py``
+# (``surface.attach``).
 
 
 def __getattr__(name: str):
@@ -57,8 +56,6 @@ __all__ = [
     "enable_grad",
     "grad",
     "graph_recording",
-    "inference_mode",
-    "is_inference_mode_enabled",
     "is_grad_enabled",
     "is_multithreading_enabled",
     "set_multithreading_enabled",

@@ -95,30 +95,3 @@ class set_grad_enabled(_GradMode):
         # the function runs: undo the switch that building it made.
         _state.enabled = self._prev
         return super().__call__(func)
-
-
-class inference_mode(_GradMode):
-    """Disable graph recording, as ``torch.inference_mode``: ``with mg.inference_mode():``,
-    ``@mg.inference_mode()`` or ``@mg.inference_mode``. ``mode=False`` changes nothing.
-
-    (PyTorch's inference tensors also refuse to enter autograd later; minigrad's
-    results are ordinary tensors that do not require grad, as under ``no_grad``.)
-    """
-
-    def __new__(cls, mode=True):
-        self = super().__new__(cls)
-        if callable(mode) and not isinstance(mode, bool):  # bare @mg.inference_mode
-            self._on = True
-            return self(mode)
-        self._on = bool(mode)
-        return self
-
-    @property
-    def _mode(self) -> bool:
-        """The grad mode to set (``_GradMode`` does the rest): off in inference mode;
-        ``inference_mode(False)`` keeps the current one."""
-        return False if self._on else _state.enabled
-
-
-def is_inference_mode_enabled() -> bool:
-    return not _state.enabled

@@ -36,6 +36,7 @@ from minigrad.surface import (
     arithmetic,
     autograd_functional,
     calculus,
+    compat,
     elementwise,
     enumeration,
     function_forms,
@@ -152,4 +153,5 @@ def attach(tensor_cls) -> None:
         sys.modules[path] = module
         package, _, name = path.rpartition(".")
         setattr(sys.modules[package], name, module)
-    sys.modules["minigrad.autograd"].Variable = variable.Variable
+    autograd = sys.modules["minigrad.autograd"]
+    autograd.Variable, autograd.inference_mode = variable.Variable, compat.inference_mode

@@ -6,12 +6,15 @@
 - ``mg.set_float32_matmul_precision("high")`` is validated and remembered
   (``get_float32_matmul_precision``), but float32 matmuls are always computed in full
   float32 by NumPy's BLAS; there is no TF32 or bf16 path to switch to.
+- ``mg.inference_mode()`` is ``no_grad`` under PyTorch's name (context manager and
+  decorator); ``inference_mode(False)`` leaves recording as it is.
 - The functional forms ``mg.topk``, ``mg.sort``, ``mg.bmm`` ... of the
   tensor methods added for PyTorch programs.
 """
 
 from __future__ import annotations
 
+from minigrad.autograd.grad_mode import _GradMode, _state
 from minigrad.tensor import Tensor, as_tensor
 
 _MATMUL_PRECISION = ["highest"]
@@ -45,6 +48,33 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 def get_float32_matmul_precision() -> str:
     return _MATMUL_PRECISION[0]
+
+
+class inference_mode(_GradMode):
+    """Disable graph recording, as ``torch.inference_mode``: ``with mg.inference_mode():``,
+    ``@mg.inference_mode()`` or ``@mg.inference_mode``. ``mode=False`` changes nothing.
+
+    (PyTorch's inference tensors also refuse to enter autograd later; minigrad's
+    results are ordinary tensors that do not require grad, as under ``no_grad``.)
+    """
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode) and not isinstance(mode, bool):  # bare @mg.inference_mode
+            self._on = True
+            return self(mode)
+        self._on = bool(mode)
+        return self
+
+    @property
+    def _mode(self) -> bool:
+        """The grad mode to set (``_GradMode`` does the rest): off in inference mode;
+        ``inference_mode(False)`` keeps the current one."""
+        return False if self._on else _state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return not _state.enabled
 
 
 # ------------------------------------------------------------------ functional forms

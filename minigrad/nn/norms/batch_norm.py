@@ -101,10 +101,15 @@ class BatchNormFunction(NormFunction):
     """``batch_norm`` on arrays: the reference lines above, or the fused kernels. In
     training it also updates the running statistics (if given)."""
 
-    kernels = "batch_norm"
     reference_forward = staticmethod(batch_norm_forward)
     reference_backward = staticmethod(batch_norm_backward)
     per_channel = True
+
+    @staticmethod
+    def kernels():  # imports Numba: on first use
+        from minigrad.kernels import batch_norm as kernels
+
+        return kernels.forward, kernels.backward
 
     @staticmethod
     def forward(ctx, x, weight, bias, training, eps, fused, running_mean, running_var, momentum):

@@ -17,7 +17,6 @@ of a backward (``create_graph=True``). The implementation is chosen per call
 from __future__ import annotations
 
 import contextlib
-import importlib
 import math
 import types
 from collections.abc import Sequence
@@ -132,9 +131,10 @@ def keep_needed(ctx, *grads) -> tuple:
 class NormFunction(Function):
     """The autograd Function pattern of every norm.
 
-    A norm's Function gives ``kernels`` (its module in ``minigrad/kernels/``), its
-    reference ``reference_forward`` / ``reference_backward`` on arrays, and
-    ``statistics``. ``forward(ctx, x, weight, bias, option, eps, fused)`` runs
+    A norm's Function gives ``kernels()`` (the wrappers of its Numba kernels in
+    ``minigrad/kernels/``, imported on first use), its reference ``reference_forward`` /
+    ``reference_backward`` on arrays, and ``statistics``.
+    ``forward(ctx, x, weight, bias, option, eps, fused)`` runs
     ``ctx.implementation(fused)`` and saves ``(x, weight, mean, rstd)``, ``ctx.option``
     (the norm's one setting: normalized_ndim, num_groups or training), ``ctx.eps`` and
     ``ctx.fused``. The two backwards are shared: ``backward_array`` runs the same
@@ -142,7 +142,6 @@ class NormFunction(Function):
     Tensors, so that it can itself be differentiated (``create_graph=True``).
     """
 
-    kernels = ""
     has_bias = True  # RMSNorm's forward takes no bias
     per_channel = False  # weight and bias [C] of an [N, C, *] input (batch, group)
     reference_forward = reference_backward = None
@@ -150,10 +149,7 @@ class NormFunction(Function):
     def implementation(self, fused: bool) -> tuple:
         """``(forward, backward)`` on arrays: the reference lines, or the wrappers of the
         fused kernels (the same signatures)."""
-        if not fused:
-            return self.reference_forward, self.reference_backward
-        module = importlib.import_module(f"minigrad.kernels.{self.kernels}")  # imports numba
-        return module.forward, module.backward
+        return self.kernels() if fused else (self.reference_forward, self.reference_backward)
 
     @classmethod
     def composite(cls, x, weight, bias, option, eps):

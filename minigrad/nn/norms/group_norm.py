@@ -62,9 +62,15 @@ def group_norm_backward(dy, x, weight, mean, rstd, num_groups: int, need_dx: boo
 class GroupNormFunction(NormFunction):
     """``group_norm`` on arrays: the reference lines above, or the fused kernels."""
 
-    kernels = "group_norm"
     reference_forward = staticmethod(group_norm_forward)
     reference_backward = staticmethod(group_norm_backward)
+
+    @staticmethod
+    def kernels():  # imports Numba: on first use
+        from minigrad.kernels import group_norm as kernels
+
+        return kernels.forward, kernels.backward
+
     per_channel = True
 
 

@@ -53,9 +53,14 @@ def layer_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx
 class LayerNormFunction(NormFunction):
     """``layer_norm`` on arrays: the reference lines above, or the fused kernels."""
 
-    kernels = "layer_norm"
     reference_forward = staticmethod(layer_norm_forward)
     reference_backward = staticmethod(layer_norm_backward)
+
+    @staticmethod
+    def kernels():  # imports Numba: on first use
+        from minigrad.kernels import layer_norm as kernels
+
+        return kernels.forward, kernels.backward
 
 
 def layer_norm(

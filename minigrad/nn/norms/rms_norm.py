@@ -62,9 +62,15 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
 class RMSNormFunction(NormFunction):
     """``rms_norm`` on arrays: the reference lines above, or the fused kernels."""
 
-    kernels = "rms_norm"
     reference_forward = staticmethod(rms_norm_forward)
     reference_backward = staticmethod(rms_norm_backward)
+
+    @staticmethod
+    def kernels():  # imports Numba: on first use
+        from minigrad.kernels import rms_norm as kernels
+
+        return kernels.forward, kernels.backward
+
     has_bias = False
 
 
