@@ -91,12 +91,15 @@ def einsum(equation: str, *operands) -> Tensor:
     return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
 
 
-def _method(name: str):
+def method_as_function(name: str):
+    """``mg.name(x, ...)``: the Tensor method ``x.name(...)`` as a function."""
+
     def fn(input, *args, **kwargs):
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
     fn.__name__ = name
     fn.__doc__ = f"``mg.{name}(x, ...)`` is ``x.{name}(...)``."
+    fn.method = name
     return fn
 
 
@@ -109,5 +112,5 @@ _METHODS = (
 __all__ = ["cat", "stack", "where", "matmul", "einsum", "clip", *_METHODS]
 
 for _name in _METHODS:
-    globals()[_name] = _method(_name)
+    globals()[_name] = method_as_function(_name)
 clip = globals()["clamp"]

@@ -93,6 +93,7 @@ def _inplace_method(name: str):
 
     method.__name__ = method.__qualname__ = name + "_"
     method.__doc__ = f"``x.{name}_(...)``: ``x.{name}(...)`` written into ``x``."
+    method.method = name
     return method
 
 

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from minigrad.autograd.grad_mode import _GradMode, _state
+from minigrad.ops import method_as_function
 from minigrad.tensor import Tensor, as_tensor
 
 _MATMUL_PRECISION = ["highest"]
@@ -89,27 +90,18 @@ def allclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=Fal
     return as_tensor(input).allclose(other, rtol, atol, equal_nan)
 
 
-def _method(name: str):
-    def fn(input, *args, **kwargs):
-        return getattr(as_tensor(input), name)(*args, **kwargs)
-
-    fn.__name__ = name
-    fn.__doc__ = f"``mg.{name}(x, ...)`` is ``x.{name}(...)``."
-    return fn
-
-
-topk = _method("topk")
-sort = _method("sort")
-argsort = _method("argsort")
-flip = _method("flip")
-roll = _method("roll")
-cumsum = _method("cumsum")
-unbind = _method("unbind")
-index_select = _method("index_select")
-bmm = _method("bmm")
-outer = _method("outer")
-isnan = _method("isnan")
-isinf = _method("isinf")
-isfinite = _method("isfinite")
-square = _method("square")
-numel = _method("numel")
+topk = method_as_function("topk")
+sort = method_as_function("sort")
+argsort = method_as_function("argsort")
+flip = method_as_function("flip")
+roll = method_as_function("roll")
+cumsum = method_as_function("cumsum")
+unbind = method_as_function("unbind")
+index_select = method_as_function("index_select")
+bmm = method_as_function("bmm")
+outer = method_as_function("outer")
+isnan = method_as_function("isnan")
+isinf = method_as_function("isinf")
+isfinite = method_as_function("isfinite")
+square = method_as_function("square")
+numel = method_as_function("numel")

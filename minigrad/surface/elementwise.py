@@ -156,6 +156,7 @@ def _function(name: str):
 
 
 def _named(fn, name: str, op: Op, what: str):
+    fn.op = op  # the table row that defines it (docs/tensor-methods.md points there)
     fn.__name__ = fn.__qualname__ = name
     texts = derivative_texts().get(op.name)
     derivative = "; ".join(texts) if texts else "not differentiable"
@@ -201,8 +202,8 @@ def functions() -> dict:
             continue
         for name in (op.name, *op.aliases):
             out[name] = _named(_function(name), name, op, "")
-        if op.inplace_function:
-            out[op.name + "_"] = _named(_inplace_function(op.name), op.name + "_", op, "In place,")
+            if op.inplace_function:
+                out[name + "_"] = _named(inplace_function(name), name + "_", op, "In place,")
     return out
 
 
@@ -215,8 +216,17 @@ def special_functions() -> dict:
     }
 
 
-def _inplace_function(name: str):
+def inplace_function(name: str):
+    """``mg.name_(x, ...)``: ``x.name_(...)``, in place; ``x`` must be a Tensor."""
+
     def fn(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"{name}_(): argument 'input' must be Tensor, not {type(input).__name__}"
+            )
         return getattr(input, name + "_")(*args, **kwargs)
 
+    fn.__name__ = fn.__qualname__ = name + "_"
+    fn.__doc__ = f"``mg.{name}_(x, ...)`` is ``x.{name}_(...)``: in place, returns ``x``."
+    fn.method = name + "_"
     return fn

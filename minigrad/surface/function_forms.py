@@ -12,29 +12,12 @@ has.
 
 from __future__ import annotations
 
+from minigrad.surface.elementwise import inplace_function
 from minigrad.tensor import Tensor, as_tensor
 
-#: The ``torch.X_`` functions that are ``input.X_(...)``.
-INPLACE_FUNCTIONS = (
-    "abs acos acosh arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh "
-    "ceil clamp clamp_max clamp_min clip cos cosh deg2rad erf erfc exp exp2 expm1 fix "
-    "floor frac gcd lcm ldexp log log10 log1p log2 logit nan_to_num neg negative "
-    "rad2deg reciprocal round rsqrt sigmoid sin sinc sinh sqrt square tan tanh trunc "
-    "xlogy zero fill index_put"
-).split()
-
-
-def _inplace_function(name: str):
-    def fn(input, *args, **kwargs):
-        if not isinstance(input, Tensor):
-            raise TypeError(
-                f"{name}_(): argument 'input' must be Tensor, not {type(input).__name__}"
-            )
-        return getattr(input, name + "_")(*args, **kwargs)
-
-    fn.__name__ = fn.__qualname__ = name + "_"
-    fn.__doc__ = f"``mg.{name}_(x, ...)`` is ``x.{name}_(...)``: in place, returns ``x``."
-    return fn
+#: The ``torch.X_`` functions that are ``input.X_(...)``, beside those of the elementwise
+#: table (its ``inplace_function`` field).
+INPLACE_FUNCTIONS = "clamp clamp_max clamp_min clip ldexp zero fill index_put".split()
 
 
 # ------------------------------------------------------------------- in-place dropouts
@@ -146,5 +129,5 @@ FUNCTIONS = [
     "fill",
 ]
 for _name in INPLACE_FUNCTIONS:
-    globals()[_name + "_"] = _inplace_function(_name)
+    globals()[_name + "_"] = inplace_function(_name)
     FUNCTIONS.append(_name + "_")
