@@ -129,6 +129,8 @@ def flops(cfg: dict) -> float:
 _SGEMM = r"""
 import json, sys, time
 import numpy as np
+from threadpoolctl import threadpool_limits
+threadpool_limits(int(sys.argv[2]), user_api="blas")
 best = 0.0
 for batch, m, k, n in json.loads(sys.argv[1]):
     rng = np.random.default_rng(0)
@@ -155,11 +157,8 @@ def sgemm_rate(name: str, threads: int) -> float:
     in a process of its own with ``threads`` BLAS threads (best of 7 per shape)."""
     shapes = sorted({(b, m, k, n) for _, b, m, k, n in products(CONFIGS[name])})
     shapes = [s for s in shapes if 2 * s[0] * s[1] * s[2] * s[3] >= 1e5] or shapes
-    env = dict(os.environ)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        env[var] = str(threads)
-    cmd = [sys.executable, "-c", _SGEMM, json.dumps(shapes)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+    cmd = [sys.executable, "-c", _SGEMM, json.dumps(shapes), str(threads)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return float(proc.stdout.strip())
 
 
@@ -185,8 +184,7 @@ def first_result(lib: str, name: str):
         f"import sys, json; sys.path.insert(0, {here!r}); import bench_programs as b\n"
         f"print(json.dumps(b.program({lib!r}, {name!r})()))"
     )
-    env = dict(os.environ, OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", NUMBA_NUM_THREADS="2")
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{name} ({lib}) failed:\n{proc.stderr[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -6,9 +6,12 @@ slower than alone. A user runs one library per process, so that is what this har
 measures:
 
 - for every case and every round, one fresh process per library, alternating which one
-  goes first; each worker imports only its own library (checked), with the same thread
-  count (``OMP/MKL/OPENBLAS/NUMBA_NUM_THREADS`` and ``set_num_threads``) and the same
-  seeded inputs (the case function builds them with NumPy);
+  goes first; each worker imports only its own library (checked), sets the same thread
+  count through the library's own call (``set_num_threads``, as a program would) and
+  builds the same seeded inputs (the case function draws them with NumPy);
+- nothing else: no environment variable, no allocator state, nothing a plain
+  ``python my_script.py`` would not have (each library's own defaults, minigrad's
+  allocator policy included, are what a user gets);
 - each worker warms up (first calls compile kernels, fill caches, wake threads), then
   takes samples, each repeating the callable enough times to last ``min_time``;
 - the ratio reported is median(minigrad) / median(PyTorch) over all samples; the
@@ -34,15 +37,6 @@ A benchmark file defines case functions and calls ``main``::
 The benchmark file must not import minigrad or torch at module level (the worker
 imports it by path and checks that the other library stayed out). Keyword arguments
 travel as JSON: tuples arrive as lists.
-
-glibc's allocator is put in the same state in both workers before the case is built
-(``--allocator``, see ``set_allocator``): a fresh process returns a freed block of a few
-MiB to the system and faults its pages in again on the next call (about 3 ms a step for
-BatchNorm [4096, 256]), until some larger block has been freed once. Importing PyTorch
-frees such blocks; importing minigrad does not, and any real program (loading a
-dataset) does. ``warm`` (the default) frees one 31 MiB block in each worker, as such a
-program would; ``fresh`` leaves each process as its imports left it; ``keep`` is
-``minigrad.keep_freed_memory()`` (what ``minigrad train`` calls), in both workers alike.
 
 ``--same-process`` adds the one figure a same-process run is good for, labelled as
 such: how much each library slows down when the other one is imported and working in
@@ -102,30 +96,6 @@ def geomean(values) -> float:
 
 
 # --------------------------------------------------------------------------- worker side
-ALLOCATORS = ("warm", "fresh", "keep")
-
-
-def set_allocator(mode: str) -> None:
-    """Put glibc's allocator in the state ``mode`` names (see the module doc); the same
-    call in both libraries' workers."""
-    import ctypes
-
-    import numpy as np
-
-    if mode == "warm":
-        # glibc raises its mmap and trim thresholds to the size of the largest mmapped
-        # block freed so far (up to 32 MiB): one such block, freed, as a program has done
-        block = np.ones(31 << 20, dtype=np.uint8)
-        del block
-    elif mode == "keep":  # minigrad.keep_freed_memory's calls: the torch worker may
-        try:  # not import minigrad
-            mallopt = ctypes.CDLL("libc.so.6").mallopt
-        except (OSError, AttributeError):
-            return
-        mallopt(-3, 256 * 1024 * 1024)  # M_MMAP_THRESHOLD
-        mallopt(-1, 1024 * 1024 * 1024)  # M_TRIM_THRESHOLD
-
-
 def _set_threads(lib: str, threads: int) -> None:
     if lib == "torch":
         import torch
@@ -169,7 +139,6 @@ def _worker(args) -> None:
     other_lib = LIBS[1 - LIBS.index(args.lib)]
     fn = getattr(module, args.func)
     kwargs = json.loads(args.kwargs)
-    set_allocator(args.allocator)
     _set_threads(args.lib, args.threads)
     run = fn(args.lib, **kwargs)
     other = None
@@ -190,9 +159,6 @@ def _worker(args) -> None:
 # --------------------------------------------------------------------------- parent side
 def _spawn(case: Case, lib: str, opts, with_other: bool = False) -> list:
     module = inspect.getsourcefile(case.fn)
-    env = dict(os.environ)
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        env[var] = str(opts.threads)
     cmd = [
         sys.executable,
         os.path.abspath(__file__),
@@ -213,12 +179,10 @@ def _spawn(case: Case, lib: str, opts, with_other: bool = False) -> list:
         str(opts.samples),
         "--budget",
         str(opts.budget),
-        "--allocator",
-        opts.allocator,
     ]
     if with_other:
         cmd.append("--with-other")
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{case.name} ({lib}) failed:\n{proc.stderr.strip()[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])["samples"]
@@ -233,12 +197,9 @@ def compare(
     budget: float = 2.0,
     same_process: bool = False,
     libs=None,
-    allocator: str = "warm",
 ) -> list:
     """Time every case, each library in its own process per round (see the module doc)."""
-    opts = argparse.Namespace(
-        threads=threads, min_time=min_time, samples=samples, budget=budget, allocator=allocator
-    )
+    opts = argparse.Namespace(threads=threads, min_time=min_time, samples=samples, budget=budget)
     libs = list(libs or (LIBS if torch_available() else ("minigrad",)))
     results = []
     same_process = same_process and "torch" in libs
@@ -345,12 +306,10 @@ def main(
     extra_columns: dict | None = None,
     argv=None,
     title: str | None = None,
-    allocator: str = "warm",
     epilog: str | None = None,
 ):
-    """The command line every benchmark shares; returns the results. ``allocator`` is
-    the benchmark's default ``--allocator``; ``epilog`` ends ``--help`` (a benchmark's
-    own flags)."""
+    """The command line every benchmark shares; returns the results. ``epilog`` ends
+    ``--help`` (a benchmark's own flags)."""
     p = argparse.ArgumentParser(
         description=title or "minigrad vs PyTorch, separate processes", epilog=epilog
     )
@@ -365,12 +324,6 @@ def main(
         action="store_true",
         help="add each library's slowdown beside the other in one process",
     )
-    p.add_argument(
-        "--allocator",
-        choices=ALLOCATORS,
-        default=allocator,
-        help=f"glibc's state in both workers (default {allocator}; see harness.py)",
-    )
     args = p.parse_args(argv)
     chosen = [c for c in cases if args.only is None or args.only in c.name]
     results = compare(
@@ -380,9 +333,7 @@ def main(
         min_time=args.min_time,
         samples=args.samples,
         same_process=args.same_process,
-        allocator=args.allocator,
     )
-    print(f"allocator: {args.allocator} in both libraries' workers (see harness.py)")
     print(machine_line(args.threads))
     report(results, extra_columns, title)
     if args.json:
@@ -403,5 +354,4 @@ if __name__ == "__main__" and "--worker" in sys.argv:
     wp.add_argument("--samples", type=int, default=25)
     wp.add_argument("--budget", type=float, default=2.0)
     wp.add_argument("--with-other", action="store_true")
-    wp.add_argument("--allocator", choices=ALLOCATORS, default="warm")
     _worker(wp.parse_args())

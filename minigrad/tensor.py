@@ -28,6 +28,7 @@ from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
 from minigrad.functions import unary as U
 from minigrad.functions.errors import ShapeError
+from minigrad.kernels import runtime
 from minigrad.printing import shape_str
 
 _Number = (int, float, np.integer, np.floating, bool, np.bool_)
@@ -295,6 +296,7 @@ class Tensor:
             create_graph: record the backward pass so the gradients can be
                 differentiated again.
         """
+        runtime.training_started()  # the allocator policy (minigrad/kernels/runtime.py)
         api.backward([self], None if gradient is None else [gradient], retain_graph, create_graph)
 
     def __deepcopy__(self, memo):

@@ -94,3 +94,53 @@ def test_the_threading_layer_is_numbas_unless_the_program_opts_in():
 def test_keep_freed_memory_is_an_explicit_call_that_reports_whether_it_applied():
     code = "import minigrad as mg; r = mg.keep_freed_memory(); assert isinstance(r, bool)"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# A 40 MiB block is above every threshold glibc sets by itself (its dynamic mmap
+# threshold stops at 32 MiB), so a process allocates it with mmap and returns it to the
+# system at every free: each new one faults its pages in again (10,240 of 4 KiB; fewer
+# where the kernel maps larger pages), unless the allocator policy keeps freed memory.
+_FAULTS_PER_BLOCK = """
+import resource, sys
+import numpy as np
+import minigrad as mg
+{setup}
+def faults():
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(4):
+        block = np.ones(40 << 20, dtype=np.uint8)
+        del block
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 4
+faults()
+print(faults())
+"""
+_BACKWARD = "x = mg.randn(3, requires_grad=True); (x * x).sum().backward()"
+
+
+def _faults_per_block(setup: str, **env) -> float:
+    code = _FAULTS_PER_BLOCK.format(setup=setup)
+    env = {**os.environ, **env}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    return float(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def faults_untouched():
+    """Faults per 40 MiB block in a process that imported minigrad and did nothing else:
+    glibc's own thresholds, as in any process."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("glibc's allocator")
+    faults = _faults_per_block("", MINIGRAD_KEEP_FREED_MEMORY="1")
+    assert faults >= 16  # each block is returned to the system and faulted in again
+    return faults
+
+
+def test_the_first_backward_keeps_freed_memory(faults_untouched):
+    assert _faults_per_block(_BACKWARD, MINIGRAD_KEEP_FREED_MEMORY="1") < faults_untouched / 10
+
+
+def test_the_allocator_policy_can_be_turned_off(faults_untouched):
+    assert _faults_per_block(_BACKWARD, MINIGRAD_KEEP_FREED_MEMORY="0") > faults_untouched / 2
+    off = "mg.keep_freed_memory(False); " + _BACKWARD
+    assert _faults_per_block(off, MINIGRAD_KEEP_FREED_MEMORY="1") > faults_untouched / 2

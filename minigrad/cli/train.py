@@ -251,12 +251,9 @@ def run(args) -> int:
     from minigrad.train.trainer import Trainer, TrainingDiverged
 
     config = _config_from(args)
-    import minigrad as mg
-
     note = _threads(args.threads)
     if note:
         print(f"minigrad train: {note}", file=sys.stderr, flush=True)
-    mg.keep_freed_memory()  # reuse each step's arrays instead of faulting in fresh pages
     training_threading_layer()
     if config.out is None:
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")

@@ -10,8 +10,9 @@ Conventions (after numbagg):
   layout, the defaults and the allocation. A ``prange`` kernel has a serial twin compiled
   from the same function, and the wrapper runs ``kernel.for_size(x.size)``.
 - ``runtime.py`` is the only code that chooses threads, by one rule (the input's size
-  and ``mg.set_num_threads``; see its docstring), and it changes no process-wide
-  setting unless asked to.
+  and ``mg.set_num_threads``; see its docstring), and holds the one process-wide
+  setting minigrad makes on its own, the allocator policy (from the first backward on;
+  it can be turned off).
 - Reductions along a row need ``fastmath={"reassoc", ...}`` to be vectorized; NaN / inf
   semantics are kept (no ``nnan``/``ninf``).
 - Never ``out[j] += ...`` across ``prange`` iterations (it races): a sum over rows is cut

@@ -27,17 +27,23 @@ BLAS threads are set through ``threadpoolctl`` (the ecosystem's way to reach Ope
 MKL or BLIS), Numba's through ``numba.set_num_threads`` (Numba keeps the count per
 calling thread, so ``parallel`` sets it on each thread that runs a kernel).
 
-Nothing here runs at import, and nothing process-wide changes unless asked for:
-Numba picks its threading layer as it always does (``NUMBA_THREADING_LAYER``, else TBB,
-then OpenMP, then workqueue). Two explicit opt-ins, both for programs that want them:
+Nothing here runs at import: Numba picks its threading layer as it always does
+(``NUMBA_THREADING_LAYER``, else TBB, then OpenMP, then workqueue), and
+``use_threading_layer(name)``, before the first kernel runs, is the program's opt-in to
+another. (On 2 cores, OpenMP's idle workers spin after each parallel loop and
+OpenBLAS's after each matmul, and the two pools can take each other's cores;
+"workqueue" workers sleep instead, but each launch then waits for them to wake, so
+minigrad leaves the choice to the program.)
 
-- ``use_threading_layer(name)`` before the first kernel runs. On 2 cores, OpenMP's idle
-  workers spin after each parallel loop and OpenBLAS's after each matmul, and the two
-  pools can take each other's cores; "workqueue" workers sleep instead, but each launch
-  then waits for them to wake, so minigrad leaves the choice to the program.
-- ``keep_freed_memory()``: glibc keeps freed memory for reuse instead of returning
-  large blocks to the system (fewer page faults in a training loop; the process keeps
-  its peak memory).
+**The allocator policy, in one sentence:** from the first ``backward()`` on, glibc keeps
+freed memory for reuse instead of returning large blocks to the system
+(``keep_freed_memory``), unless the program turned it off with
+``mg.keep_freed_memory(False)`` or ``MINIGRAD_KEEP_FREED_MEMORY=0``. A training step
+allocates and frees the same few-MiB arrays (products' outputs, activations, gradients)
+every step; by default glibc returns each to the system and faults its pages in again
+on the next step: a GPT 4x128 step (``benchmarks/bench_programs.py``) faulted in 12,806
+pages, 3.8 with the policy, for the same peak memory (211 MiB). It changes the whole
+process (another library's allocations too), which is why it waits for training to start.
 """
 
 from __future__ import annotations
@@ -107,19 +113,41 @@ def use_threading_layer(name: str) -> None:
     numba.config.THREADING_LAYER = name
 
 
-def keep_freed_memory() -> bool:
-    """Let glibc keep freed memory for reuse (True when applied; glibc only).
+#: The allocator policy: None until the program or the first backward decides.
+_allocator = {"keep": None}
 
-    A training step allocates and frees the same large arrays every step; by default
-    glibc returns each block above its threshold to the system, and the next step faults
-    its pages in again. This changes the whole process (PyTorch's allocations too), so
-    minigrad never does it on its own: ``minigrad train`` and the benchmarks call it.
-    """
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def _mallopt(mmap_threshold: int, trim_threshold: int) -> bool:
     try:
         mallopt = ctypes.CDLL("libc.so.6").mallopt
     except (OSError, AttributeError):
-        return False
-    m_trim_threshold, m_mmap_threshold = -1, -3
-    ok = mallopt(m_mmap_threshold, 256 * 1024 * 1024)
-    ok &= mallopt(m_trim_threshold, 1024 * 1024 * 1024)
+        return False  # not glibc
+    ok = mallopt(_M_MMAP_THRESHOLD, mmap_threshold)
+    ok &= mallopt(_M_TRIM_THRESHOLD, trim_threshold)
     return bool(ok)
+
+
+def keep_freed_memory(enabled: bool = True) -> bool:
+    """Let glibc keep freed memory for reuse (``enabled``), or stop minigrad from asking
+    it to (False). Returns True when glibc's thresholds were set (glibc only).
+
+    minigrad applies it by itself when training starts (the first ``backward()``; see the
+    module docstring); calling it applies it now. ``keep_freed_memory(False)`` turns the
+    policy off, and if it was applied, puts glibc's thresholds back to their starting
+    values (128 KiB; glibc then no longer adjusts them itself).
+    """
+    _allocator["keep"] = bool(enabled)
+    if enabled:
+        return _mallopt(256 << 20, 1 << 30)
+    return _mallopt(128 << 10, 128 << 10)
+
+
+def training_started() -> None:
+    """Called by each ``backward()``: applies the allocator policy once, unless the
+    program decided otherwise (``keep_freed_memory``, ``MINIGRAD_KEEP_FREED_MEMORY=0``)."""
+    if _allocator["keep"] is None:
+        _allocator["keep"] = os.environ.get("MINIGRAD_KEEP_FREED_MEMORY", "1") != "0"
+        if _allocator["keep"]:
+            _mallopt(256 << 20, 1 << 30)
