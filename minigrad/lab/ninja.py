@@ -30,9 +30,8 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pathlib
+from dataclasses import dataclass
 
 import numpy as np
 
