@@ -185,6 +185,7 @@ def _plot(result: LabResult, folder) -> None:
             result.notes.append(PLOT_HINT)
             return
         from matplotlib.colors import LogNorm
+        from matplotlib.ticker import MaxNLocator
 
         values = np.concatenate([r[quantity].ravel() for r in runs.values()])
         values = values[np.isfinite(values) & (values > 0)]
@@ -199,6 +200,7 @@ def _plot(result: LabResult, folder) -> None:
             ax.set_title(name, fontsize=10)
             ax.set_xlabel("step")
             ax.set_ylabel("layer" if first == 0 else "block")
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         fig.colorbar(image, ax=axes, fraction=0.03, pad=0.02, label=title)
         fig.suptitle(f"training-stats: {title}, {DEPTH} blocks of width {WIDTH}, lr {LR:g}")
         fig.set_layout_engine("none")
