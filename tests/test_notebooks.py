@@ -150,11 +150,16 @@ def test_notebook_runs_cell_after_cell_and_writes_only_into_its_run_folder(
 
 
 def _structure(notebook: dict) -> list:
-    """Per code cell: the kinds of its outputs (stream name or MIME types), not values."""
+    """Per code cell: the kinds of its outputs (stream name or MIME types), not values;
+    consecutive writes to one stream count once (how Jupyter splits them is timing)."""
     out = []
     for cell in notebook["cells"]:
         if cell["cell_type"] == "code":
-            kinds = [o.get("name") or sorted(o.get("data", {})) for o in cell["outputs"]]
+            kinds = []
+            for o in cell["outputs"]:
+                kind = o.get("name") or sorted(o.get("data", {}))
+                if not (kinds and isinstance(kind, str) and kinds[-1] == kind):
+                    kinds.append(kind)
             out.append((cell["id"], kinds))
     return out
 
