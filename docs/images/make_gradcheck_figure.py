@@ -4,10 +4,8 @@ the step h, in float64 and float32 (run from the repository root)."""
 import pathlib
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
 
 OUT = pathlib.Path(__file__).with_name("gradcheck-step-size.png")
 X = 0.7  # d/dx tanh(x) = 1 - tanh(x)^2
@@ -24,7 +22,8 @@ def central_difference_errors(dtype, steps):
     return np.maximum(errors, 1e-18)  # an exact hit would be log(0)
 
 
-def main() -> None:
+def draw():
+    """The figure (left open: the gradcheck notebook draws it inline)."""
     steps = np.logspace(-12, -0.5, 200)
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     for dtype, color, eps in ((np.float64, "#2563eb", 2.2e-16), (np.float32, "#dc2626", 1.2e-7)):
@@ -42,8 +41,13 @@ def main() -> None:
     ax.legend(loc="lower left", fontsize=8, frameon=False)
     ax.set_ylim(1e-18, 1e0)
     fig.tight_layout()
-    fig.savefig(OUT, dpi=110)
+    return fig
+
+
+def main() -> None:
+    draw().savefig(OUT, dpi=110)
 
 
 if __name__ == "__main__":
+    matplotlib.use("Agg")  # only as a script: a notebook keeps its inline backend
     main()

@@ -6,7 +6,9 @@
   BatchNorm's statistics (per channel, down the batch) beside LayerNorm's (per example);
 - rmsnorm-by-hand-row.png: the row [1, 2, 4, 9] after LayerNorm and after RMSNorm.
 
-The numbers are computed here with NumPy, not typed in.
+The numbers are computed here with NumPy, not typed in. Each function returns its
+figure; ``save=False`` leaves it open instead of writing the PNG (the notebooks draw
+the figures inline that way).
 
     python docs/images/make_norm_figures.py
 """
@@ -14,17 +16,15 @@ The numbers are computed here with NumPy, not typed in.
 import pathlib
 
 import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
+from matplotlib.patches import Rectangle
 
 HERE = pathlib.Path(__file__).resolve().parent
 SHARED, OTHER = "#f59e0b", "#e5e7eb"
 
 
-def axes_figure() -> None:
+def axes_figure(save: bool = True):
     n, c, groups = 4, 6, 2
     panels = {
         "BatchNorm\none channel, every example": lambda i, j: j == 1,
@@ -59,11 +59,13 @@ def axes_figure() -> None:
         fontsize=10,
         y=0.1,
     )
-    fig.savefig(HERE / "normalization-axes.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    if save:
+        fig.savefig(HERE / "normalization-axes.png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+    return fig
 
 
-def batch_figure() -> None:
+def batch_figure(save: bool = True):
     x = np.array([[1.0, 0.0], [2.0, 3.0], [4.0, -1.0], [9.0, 2.0]])  # the page's batch
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
     for ax, per_channel in zip(axes, (True, False)):
@@ -98,11 +100,13 @@ def batch_figure() -> None:
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-    fig.savefig(HERE / "batchnorm-by-hand-batch.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    if save:
+        fig.savefig(HERE / "batchnorm-by-hand-batch.png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+    return fig
 
 
-def rms_figure() -> None:
+def rms_figure(save: bool = True):
     x = np.array([1.0, 2.0, 4.0, 9.0])
     eps = 1e-5
     layer = (x - x.mean()) / np.sqrt(x.var() + eps)
@@ -121,11 +125,14 @@ def rms_figure() -> None:
     ax.set_title("The row [1, 2, 4, 9] after LayerNorm and after RMSNorm (no weight)")
     ax.legend(fontsize=8.5, loc="upper left", frameon=False)
     ax.set_ylim(-1.3, 2.6)
-    fig.savefig(HERE / "rmsnorm-by-hand-row.png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    if save:
+        fig.savefig(HERE / "rmsnorm-by-hand-row.png", dpi=110, bbox_inches="tight")
+        plt.close(fig)
+    return fig
 
 
 if __name__ == "__main__":
+    matplotlib.use("Agg")  # only as a script: a notebook keeps its inline backend
     axes_figure()
     batch_figure()
     rms_figure()

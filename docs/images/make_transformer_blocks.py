@@ -11,10 +11,8 @@ branches (pre-norm, with one final norm after the last block).
 import pathlib
 
 import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Circle, FancyBboxPatch  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.patches import Circle, FancyBboxPatch
 
 OUT = pathlib.Path(__file__).resolve().parent / "transformer-pre-post-norm.png"
 NORM, LAYER, STREAM = "#fcd34d", "#bfdbfe", "#374151"
@@ -91,7 +89,8 @@ def pre_norm(ax, s):
     ax.text(s + 1.0, 0.5, note, ha="center", fontsize=9.5)
 
 
-def main() -> None:
+def draw():
+    """The figure (left open: the transformer notebook draws it inline)."""
     fig, ax = plt.subplots(figsize=(10, 7.5))
     post_norm(ax, 0.0)
     pre_norm(ax, 6.0)
@@ -101,9 +100,14 @@ def main() -> None:
     ax.set_ylim(-0.4, 11.3)
     ax.set_aspect("equal")
     ax.axis("off")
-    fig.savefig(OUT, dpi=110, bbox_inches="tight")
+    return fig
+
+
+def main() -> None:
+    draw().savefig(OUT, dpi=110, bbox_inches="tight")
     print("wrote", OUT)
 
 
 if __name__ == "__main__":
+    matplotlib.use("Agg")  # only as a script: a notebook keeps its inline backend
     main()

@@ -20,13 +20,18 @@ class Check:
 
     Args:
         statement: what the claim says, in words (``"post-norm keeps the variance fixed"``).
-        passed: whether the measurement agrees.
-        measured: the numbers behind the decision and the threshold used.
+        passed: whether the measurement agrees; ``None`` when this run did not measure it.
+        measured: the numbers behind the decision and the threshold used (or, when not
+            checked, why not and how to check it).
     """
 
     statement: str
-    passed: bool
+    passed: bool | None
     measured: str
+
+    @property
+    def checked(self) -> bool:
+        return self.passed is not None
 
 
 @dataclass
@@ -58,10 +63,28 @@ class LabResult:
         self.checks.append(Check(statement, bool(passed), measured))
         return bool(passed)
 
+    def not_checked(self, statement: str, why: str) -> None:
+        """Record a part of the claim this run does not measure, and why."""
+        self.checks.append(Check(statement, None, why))
+
     @property
     def verdict(self) -> str:
-        """``"supported"``, ``"partly supported"`` or ``"not supported"``."""
-        passed = sum(c.passed for c in self.checks)
-        if self.checks and passed == len(self.checks):
-            return "supported"
+        """``"supported"`` (every part checked and passed), ``"incomplete"`` (every
+        checked part passed, some parts not checked), ``"partly supported"`` or ``"not
+        supported"`` (some checked part failed: the claim as stated does not hold,
+        whatever the unchecked parts would say)."""
+        checked = [c for c in self.checks if c.checked]
+        passed = sum(c.passed for c in checked)
+        if checked and passed == len(checked):
+            return "supported" if len(checked) == len(self.checks) else "incomplete"
         return "partly supported" if passed else "not supported"
+
+    def summary(self) -> str:
+        """The verdict with its counts, as the command line prints it."""
+        checked = [c for c in self.checks if c.checked]
+        passed = sum(c.passed for c in checked)
+        text = f"{self.verdict.upper()} ({passed} of {len(checked)} checks pass"
+        skipped = len(self.checks) - len(checked)
+        if skipped:
+            text += f"; {skipped} part{'s' if skipped > 1 else ''} of the claim not checked"
+        return text + ")"

@@ -13,9 +13,11 @@ measurements:
 3. Long runs: post-norm and pre-norm, 6 blocks, at the smallest learning rate (where both
    train without warmup), three times as many steps, three seeds: which ends lower?
 
-At seed 0 the grid's cells line up with the product of the learning rate and the depth,
-lr x L: post-norm without warmup trains up to 0.09 and fails from 0.12; warmup rescues
-it at 0.12, not from 0.18. That is a description of these 12 cells, not a rule: off the
+At seeds 0-3 the grid's cells line up with the product of the learning rate and the
+depth, lr x L: post-norm without warmup trains up to 0.06 with 3 or 6 blocks and fails
+from 0.12; warmup rescues it at 0.12, not from 0.18. Between those regions (lr x L =
+0.09, and 12 blocks at 0.06) the outcome changes with the seed, so those cells are
+reported and not checked. That is a description of these 12 cells, not a rule: off the
 grid it fails (at lr x L = 0.09 post-norm trains with 3 and 4 blocks but fails with 12
 at three seeds and with 6 at two of three; at width 64 warmup does not rescue lr x L =
 0.12), so the claim and the checks name the cells, and docs/lab.md lists the off-grid
@@ -46,18 +48,20 @@ CLAIM = (
     "For a small character model (width 32, AdamW at a constant learning rate lr, 150 "
     "steps; the grid's 12 cells: L = 3, 6, 12 blocks x lr = 5e-3, 1e-2, 2e-2, 3e-2; no "
     "rule beyond these cells): pre-norm trains without warmup in every cell; post-norm "
-    "without warmup trains in the cells where lr x L <= 0.09 and fails in those where lr x "
-    "L >= 0.12; warmup rescues it in the cells at lr x L = 0.12 but not in those from 0.18 "
-    "on; gradient clipping (at 1.0 or 0.25) does not rescue it; and where both train (lr "
-    "5e-3, 6 blocks, 450 steps), post-norm ends slightly better than pre-norm."
+    "without warmup trains in the cells where lr x L <= 0.06 with 3 or 6 blocks and fails "
+    "in those where lr x L >= 0.12; warmup rescues it in the cells at lr x L = 0.12 but "
+    "not in those from 0.18 on; gradient clipping (at 1.0 or 0.25) does not rescue it; "
+    "and where both train (lr 5e-3, 6 blocks, 450 steps), post-norm ends slightly better "
+    "than pre-norm."
 )
 FINDING = (
-    "partly supported (6 of 7 at seed 0, full size; quick mode, without the long runs, "
-    "supported at seeds 0-3): every grid cell is on the side the claim puts it (post-norm "
-    "without warmup 1.11-1.99 where lr x L <= 0.09, 2.78-2.79 from 0.12; with warmup 1.66 "
-    "and 2.02 at 0.12, 2.79 from 0.18); in the long runs pre-norm ends lower than "
-    "post-norm at all three seeds (by 0.012 to 0.057). Off the grid the lr x L line fails: "
-    "at 0.09 post-norm fails with 12 blocks (3 seeds of 3) and at width 64."
+    "partly supported (6 of 7 at seeds 0-3, full size; quick mode checks 5 parts, all "
+    "pass, and reads incomplete): every checked grid cell is on the side the claim puts it "
+    "at every seed (post-norm without warmup 1.11-1.65 where lr x L <= 0.06 with 3 or 6 "
+    "blocks, 2.77-2.81 from 0.12; with warmup 1.61-2.11 at 0.12, 2.79-2.81 from 0.18); in "
+    "the long runs pre-norm ends lower than post-norm at every seed (by 0.01 to 0.05). "
+    "Between the regions it depends on the seed: at lr x L = 0.09 (3 blocks) and with 12 "
+    "blocks at 0.06 post-norm trains at seed 0 and fails or half-trains at others."
 )
 
 PLACEMENTS = ("post-norm", "pre-norm")
@@ -65,9 +69,12 @@ TRAINS = 0.8  # trains: held-out loss at most this fraction of the unigram loss
 FAILS = 0.95  # fails: held-out loss at least this fraction of the unigram loss (or NaN)
 WIDTH = 32
 LOW_LR, HIGH_LR = 5e-3, 2e-2  # the quick grid's two rates (lr x 6 blocks = 0.03, 0.12)
-# Regions of lr x L (learning rate times blocks): post-norm without warmup trains at most
-# TRAINS_UP_TO, fails from FAILS_FROM; warmup rescues it below NOT_RESCUED_FROM, not above
-TRAINS_UP_TO, FAILS_FROM, NOT_RESCUED_FROM = 0.1, 0.11, 0.15
+# Regions of lr x L (learning rate times blocks): post-norm without warmup trains below
+# TRAINS_BELOW with at most TRAINS_DEPTH blocks, fails from FAILS_FROM; warmup rescues it
+# below NOT_RESCUED_FROM, not above. The cells in between (lr x L = 0.09; 12 blocks below
+# 0.12) are reported, not checked: whether post-norm trains there changes with the seed
+# (seeds 0-3 at full size), so a check on them would measure the seed, not the claim.
+TRAINS_BELOW, TRAINS_DEPTH, FAILS_FROM, NOT_RESCUED_FROM = 0.07, 6, 0.11, 0.15
 CLIPS = (1.0, 0.25)
 
 
@@ -249,12 +256,22 @@ def _checks(result: LabResult) -> None:
         return {(lr, dp): v for (lr, dp), v in _cells(grid, placement, warmup).items()
                 if low <= lr * dp < high}  # fmt: skip
 
-    low = region("post-norm", False, 0.0, TRAINS_UP_TO)
+    low = {k: v for k, v in region("post-norm", False, 0.0, TRAINS_BELOW).items()
+           if k[1] <= TRAINS_DEPTH}  # fmt: skip
     result.check(
-        "post-norm trains without warmup in the grid's cells where lr x L <= 0.09",
+        "post-norm trains without warmup in the grid's cells where lr x L <= 0.06 with 3 or "
+        "6 blocks",
         is_(low, "trains"),
         f"held-out loss {_list(low)} (each needs <= {TRAINS * unigram:.2f})",
     )
+    between = {k: v for k, v in region("post-norm", False, 0.0, FAILS_FROM).items()
+               if k not in low}  # fmt: skip
+    if between:
+        result.headline.append(
+            "post-norm without warmup between the regions (reported, not checked: it depends "
+            "on the seed): " + ", ".join(f"{v:.2f} {outcome(v, unigram)} (lr {lr:g}, {dp} "
+                                         "blocks)" for (lr, dp), v in sorted(between.items()))
+        )  # fmt: skip
     high = region("post-norm", False, FAILS_FROM, math.inf)
     result.check(
         "post-norm fails without warmup in the grid's cells where lr x L >= 0.12",
@@ -268,11 +285,17 @@ def _checks(result: LabResult) -> None:
         f"held-out loss with warmup {_list(rescued)} (each needs <= {TRAINS * unigram:.2f})",
     )
     beyond = region("post-norm", True, NOT_RESCUED_FROM, math.inf)
-    if beyond:  # the quick grid has no such cell
+    if beyond:
         result.check(
             "warmup does not rescue post-norm in the grid's cells where lr x L >= 0.18",
             is_(beyond, "fails"),
             f"held-out loss with warmup {_list(beyond)} (each needs >= {FAILS * unigram:.2f})",
+        )
+    else:  # the quick grid has no such cell
+        result.not_checked(
+            "warmup does not rescue post-norm in the grid's cells where lr x L >= 0.18",
+            "no such cell in this grid (quick: lr x L = 0.03 and 0.12 only); run without "
+            "--quick to check it",
         )
     clipped = d["clipped"]
     failing = [lr for lr in lrs if outcome(grid[lr, d["clip_depth"], "post-norm", False],
@@ -295,6 +318,11 @@ def _checks(result: LabResult) -> None:
 
     long, seeds = d["long"], d["long_seeds"]
     if not seeds:  # quick: no long runs
+        result.not_checked(
+            "where both train, post-norm ends lower than pre-norm (at every seed)",
+            "no long runs at this size (quick); run without --quick to check it (at full "
+            "size it fails: docs/lab.md)",
+        )
         return
     diffs = [long["pre-norm", s]["val_loss"] - long["post-norm", s]["val_loss"] for s in seeds]
     d["long_diffs"] = diffs

@@ -178,6 +178,7 @@ def plot_layers(folder: RunFolder) -> bool:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
         from matplotlib.colors import LogNorm
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         return False
     rows = folder.read_layers() if folder.layers.exists() else []
@@ -211,6 +212,7 @@ def plot_layers(folder: RunFolder) -> bool:
         ax.set_title(titles[name], fontsize=9)
         ax.set_xlabel("step")
         ax.set_ylabel("layer" if name == "stream_rms" else "block")
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # layers are whole numbers
         fig.colorbar(image, ax=ax)
     fig.suptitle(f"minigrad: {folder.path.name}, per-layer statistics", fontsize=10)
     fig.tight_layout()

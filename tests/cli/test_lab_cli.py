@@ -78,3 +78,26 @@ def test_a_partly_supported_claim_says_so_and_still_exits_0(tmp_path, capsys, mo
     assert "[FAIL] the second thing holds" in text
     assert "0.5 is not > 1.0" in text
     assert "verdict: PARTLY SUPPORTED (1 of 2 checks pass)" in text
+
+
+def test_a_part_not_checked_is_shown_as_skipped_and_the_verdict_is_incomplete(
+    tmp_path, capsys, monkeypatch
+):
+    # --quick leaves some parts of a claim unmeasured: the run must never read
+    # "supported" for a claim it did not check in full
+    from minigrad.lab import registry
+    from minigrad.lab.result import LabResult
+
+    def run(out=None, seed=0, quick=False, progress=None):
+        result = LabResult(name="half-checked", claim="Two things hold.")
+        result.check("the first thing holds", True, "2.0 > 1.0")
+        result.not_checked("the second thing holds", "not measured at this size")
+        return result
+
+    stand_in = registry.Experiment("half-checked", "half checked", "Two things hold.", run)
+    monkeypatch.setitem(registry.EXPERIMENTS, "half-checked", stand_in)
+    assert main(["lab", "half-checked", "--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "[skip] the second thing holds" in text and "not measured at this size" in text
+    assert "verdict: INCOMPLETE (1 of 1 checks pass; 1 part of the claim not checked)" in text
+    assert "SUPPORTED" not in text

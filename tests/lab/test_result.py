@@ -22,3 +22,18 @@ def test_check_records_numpy_bools_as_bools():
 
     r = _result(np.bool_(True))
     assert r.checks[0].passed is True
+
+
+def test_a_part_not_checked_keeps_the_verdict_from_reading_supported():
+    r = _result(True, True)
+    r.not_checked("part 2", "not measured at this size")
+    assert r.checks[-1].passed is None and not r.checks[-1].checked
+    assert r.verdict == "incomplete"
+    assert r.summary() == "INCOMPLETE (2 of 2 checks pass; 1 part of the claim not checked)"
+    r = _result(True, False)
+    r.not_checked("part 2", "not measured")
+    assert r.verdict == "partly supported"  # a checked part fails: the claim does not hold
+    r = LabResult("x", "claim")
+    r.not_checked("part 0", "not measured")
+    assert r.verdict == "not supported"  # nothing checked supports it
+    assert _result(True).summary() == "SUPPORTED (1 of 1 checks pass)"
