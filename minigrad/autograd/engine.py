@@ -16,7 +16,8 @@ gradients, so they flow as plain NumPy arrays: a node whose Function defines
 recorded); a node with only ``backward`` gets its array wrapped as a Tensor, under
 ``no_grad``. With ``create_graph`` every node's ``backward`` runs on Tensors with
 recording on, so the gradients are themselves part of a graph. ``_call_backward`` is
-the one place that makes this choice.
+the one place that makes this choice. NumPy's floating-point warnings are off for the
+whole pass: an infinite or NaN gradient is an answer (as in PyTorch), not a warning.
 
 **A leaf's first gradient** becomes its ``.grad`` as a copy: the array that arrives may
 be shared (by two edges, with the caller's ``gradient=``, or a read-only broadcast view),
@@ -78,6 +79,8 @@ def _as_array_grad(node, index: int, g):
 def _as_grad_tuple(node, grads):
     """A backward's return value as a tuple with exactly one entry per forward argument
     (a one-input backward may return its gradient bare)."""
+    if type(grads) is tuple and len(grads) == len(node.next_functions):
+        return grads  # the usual case
     if not isinstance(grads, (tuple, list)):
         grads = (grads,)
     grads = tuple(grads)
@@ -129,6 +132,7 @@ def run_backward(
     """
     Tensor = _function.Tensor
     arrays = not create_graph  # gradients flow as arrays unless they are to be recorded
+    grad_type = _ndarray if arrays else Tensor
     # Where to capture gradients for autograd.grad: leaf tensors by identity,
     # non-leaf tensors through their grad_fn.
     capture_leaf = {}
@@ -148,6 +152,8 @@ def run_backward(
     stack = []
     prev_mode = _state.enabled
     _state.enabled = create_graph
+    errors = np.errstate(all="ignore")  # an inf or NaN gradient is the answer, as in PyTorch
+    errors.__enter__()
     try:
         for root, g in zip(roots, root_grads):
             if arrays:
@@ -182,8 +188,9 @@ def run_backward(
                     grad = run_grad_hooks(node._grad_hooks, grad, arrays, _wrap_grad)
                 if node._retained is not None:
                     _retain(node, grad, create_graph)
-                for i in capture_node.get(node, ()):
-                    captured[i] = grad
+                if node in capture_node:
+                    for i in capture_node[node]:
+                        captured[i] = grad
                 grads = _as_grad_tuple(node, _call_backward(node, grad, arrays))
                 if observe is not None:
                     observe(node, grads)
@@ -192,7 +199,7 @@ def run_backward(
             for i, (nxt, g) in enumerate(zip(node.next_functions, grads)):
                 if nxt is None:
                     continue
-                if g is not None:
+                if g is not None and type(g) is not grad_type:  # a Tensor, a NumPy scalar
                     g = _as_array_grad(node, i, g) if arrays else _as_tensor_grad(node, i, g)
                 if isinstance(nxt, Tensor):  # a leaf: its .grad is written at the end
                     if g is not None:
@@ -200,9 +207,13 @@ def run_backward(
                         _add_to(leaf_grads, nxt, g)
                     continue
                 if g is not None:
-                    _add_to(buffers, nxt, _check_grad(node, i, g, nxt._shape, nxt._dtype))
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
+                    if g.shape != nxt._shape or g.dtype != nxt._dtype:
+                        g = _check_grad(node, i, g, nxt._shape, nxt._dtype)
+                    old = buffers.get(nxt)
+                    buffers[nxt] = g if old is None else old + g
+                waiting = deps[nxt] - 1
+                deps[nxt] = waiting
+                if waiting == 0:
                     ready.append(nxt)
 
         # ---- leaves: accumulate (or capture for autograd.grad) ---------------------
@@ -221,6 +232,7 @@ def run_backward(
             if leaf._post_accumulate_hooks:
                 run_post_accumulate_hooks(leaf)
     finally:
+        errors.__exit__(None, None, None)
         _state.enabled = prev_mode
     if inputs is not None:
         if arrays:

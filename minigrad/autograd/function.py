@@ -58,7 +58,7 @@ import numpy as np
 
 from minigrad.autograd.grad_mode import _state
 from minigrad.autograd.recording import _recording, record
-from minigrad.autograd.views import mark_view
+from minigrad.autograd.views import mark_view, refresh
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or to read saved tensors after "
@@ -236,23 +236,31 @@ class Function:
     def _run_and_record(self, args):
         # Which arguments need a gradient, and where each one's gradient goes: the node
         # that made the argument, or the argument itself when it is a leaf.
-        needs = tuple(_is_tensor(a) and a.requires_grad for a in args)
-        nexts = tuple((a.grad_fn or a) if n else None for a, n in zip(args, needs))
+        needs, nexts = [], []
+        for a in args:
+            if type(a) not in _TENSOR_TYPES:
+                needs.append(False)
+                nexts.append(None)
+                continue
+            if a._view is not None:  # what the requires_grad and grad_fn properties do
+                refresh(a)
+            needs.append(a._requires_grad)
+            nexts.append((a._grad_fn or a) if a._requires_grad else None)
         _state.enabled = False
         try:
             result = self.forward(self, *args)
         finally:
             _state.enabled = True
-        if not any(needs):
+        if True not in needs:
             return _wrap(result)
-        data = np.asarray(result._data if _is_tensor(result) else result)
+        data = result if type(result) is _ndarray else np.asarray(_wrap(result)._data)
         if data.dtype.kind != "f":  # integer or bool results carry no gradient
             return _wrap(data)
-        self.needs_input_grad = needs
-        self.next_functions = nexts
+        self.needs_input_grad = tuple(needs)
+        self.next_functions = tuple(nexts)
         self._shape, self._dtype = data.shape, data.dtype
         out = Tensor._make(data, True, self)
-        if any(s is result for s in self._saved):
+        if self._saved and any(s is result for s in self._saved):
             self._save_output(result, out)
         if _recording.active:  # inside graph_recording(): keep the arguments too
             record(self, args)

@@ -94,12 +94,13 @@ class _Elementwise(Function):
     reads: frozenset = frozenset()  # the names the derivatives read
 
 
-def _gradient(ctx, k: int, math, values: dict):
-    """The ``k``-th input's derivative, called on ``values`` (Tensors or arrays, by name)
-    with ``math`` (``TENSOR_MATH`` or ``ARRAY_MATH``) as its ``m``."""
-    values = {"m": math, **values, **dict(zip((name for name, _ in ctx.op.params), ctx.params))}
-    with np.errstate(all="ignore"):
-        return ctx.op.grads[k](*[values[name] for name in ctx.arguments[k]])
+def _gradient(ctx, k: int, values: dict):
+    """The ``k``-th input's derivative, called on ``values``: ``m`` (``TENSOR_MATH`` or
+    ``ARRAY_MATH``) and Tensors or arrays, by name; the entry's extra arguments are added.
+    (No NumPy warning in a backward pass: the engine turns them off.)"""
+    if ctx.params:
+        values.update(zip((name for name, _ in ctx.op.params), ctx.params))
+    return ctx.op.grads[k](*[values[name] for name in ctx.arguments[k]])
 
 
 class UnaryFunction(_Elementwise):
@@ -118,13 +119,13 @@ class UnaryFunction(_Elementwise):
     @staticmethod
     def backward(ctx, g):
         x, y = ctx.saved_tensors
-        gx = _gradient(ctx, 0, TENSOR_MATH, {"g": g, "x": x, "y": y})
+        gx = _gradient(ctx, 0, {"m": TENSOR_MATH, "g": g, "x": x, "y": y})
         return (gx,) + (None,) * len(ctx.params)
 
     @staticmethod
     def backward_array(ctx, g):
         x, y = ctx.saved_arrays
-        gx = _gradient(ctx, 0, ARRAY_MATH, {"g": g, "x": x, "y": y})
+        gx = _gradient(ctx, 0, {"m": ARRAY_MATH, "g": g, "x": x, "y": y})
         return (gx,) + (None,) * len(ctx.params)
 
 
@@ -151,21 +152,21 @@ class BinaryFunction(_Elementwise):
     @staticmethod
     def backward(ctx, g):
         a, b, y = ctx.saved_tensors
-        return _binary_grads(ctx, TENSOR_MATH, {"g": g, "a": a, "b": b, "y": y})
+        return _binary_grads(ctx, {"m": TENSOR_MATH, "g": g, "a": a, "b": b, "y": y})
 
     @staticmethod
     def backward_array(ctx, g):
         a, b, y = ctx.saved_arrays
-        return _binary_grads(ctx, ARRAY_MATH, {"g": g, "a": a, "b": b, "y": y})
+        return _binary_grads(ctx, {"m": ARRAY_MATH, "g": g, "a": a, "b": b, "y": y})
 
 
-def _binary_grads(ctx, math, values: dict) -> tuple:
+def _binary_grads(ctx, values: dict) -> tuple:
     grads = []
     for k, (needs, shape) in enumerate(zip(ctx.needs_input_grad, ctx.shapes)):
         if not needs:
             grads.append(None)
             continue
-        grad = _gradient(ctx, k, math, values)
+        grad = _gradient(ctx, k, values)
         grads.append(unbroadcast(_full(grad, values["g"]), shape))
     return tuple(grads) + (None,) * len(ctx.params)
 

@@ -72,6 +72,8 @@ def _input(t, op: Op):
 def _params(op: Op, args: tuple, kwargs: dict) -> tuple:
     """The entry's extra arguments (``decimals``, ``eps``, ...) from a call, by position
     or keyword, with their defaults."""
+    if not (args or kwargs or op.params):
+        return ()  # the usual case: an entry without extra arguments
     names = [name for name, _ in op.params]
     if len(args) > len(names):
         raise TypeError(f"{op.name}() takes {len(names)} extra arguments, got {len(args)}")
@@ -87,9 +89,10 @@ def _params(op: Op, args: tuple, kwargs: dict) -> tuple:
 def _run(op: Op, tensors: tuple, params: tuple):
     """The table's Function on ``tensors``; a result without gradient for entries
     that have no derivative."""
-    if op.grads is None:
+    function = FUNCTIONS.get(op.name)
+    if function is None:
         return Tensor._make(evaluate(op, tuple(t._data for t in tensors), params), False, None)
-    return FUNCTIONS[op.name].apply(*tensors, *params)
+    return function.apply(*tensors, *params)
 
 
 def _scalar_tensor(number, like):
@@ -128,6 +131,17 @@ def call(name: str, input, *args, **kwargs):
 
 
 def _method(name: str):
+    op = NAMES[name]
+    function = FUNCTIONS.get(op.name)
+    if op.arity == 1 and not op.params and function is not None and op.ints != "int":
+
+        def method(self):  # x.tanh(): a float tensor goes straight to the table's Function
+            if self._data.dtype.kind == "f":
+                return function.apply(self)
+            return _run(op, (_input(self, op),), ())
+
+        return method
+
     def method(self, *args, **kwargs):
         return call(name, self, *args, **kwargs)
 
