@@ -18,6 +18,7 @@ import math as _math
 import numpy as _np
 
 from minigrad import settings as _settings  # torch.set_default_dtype, torch.finfo, ...
+from minigrad._version import __version__ as __version__
 from minigrad.autograd import (
     Function,
     enable_grad,
@@ -160,7 +161,6 @@ float = float32  # noqa: A001
 int = int32  # noqa: A001  (torch.int is int32)
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # torch.pi, ...
-__version__ = "0.1.0"
 
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
