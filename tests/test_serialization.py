@@ -340,6 +340,32 @@ def test_a_pickled_payload_in_a_checkpoint_runs_no_code_by_default(tmp_path):
     assert marker.exists()
 
 
+def test_bytes_in_allowed_objects_load_and_only_latin1_codecs_run(tmp_path):
+    """Pickle protocol 2 (torch.save's and mg.save's default) rebuilds bytes with
+    _codecs.encode(text, "latin1"): allowed for that, and for nothing else."""
+    import base64
+    import codecs
+    import datetime
+
+    path = tmp_path / "date.safetensors"
+    mg.save({"when": datetime.date(2026, 12, 6), "raw": GPTConfig(n_layer=b"\x00\xff")}, path)
+    with mg.serialization.safe_globals([datetime.date, GPTConfig]):
+        back = mg.load(path)
+    assert back["when"] == datetime.date(2026, 12, 6) and back["raw"].n_layer == b"\x00\xff"
+
+    class OtherCodec:
+        def __reduce__(self):
+            return (codecs.encode, ("abc", "utf-16"))
+
+    payload = pickle.dumps(OtherCodec(), protocol=2, fix_imports=False)
+    assert b"_codecs" in payload
+    node = {"t": "pickle", "type": "x", "v": base64.b64encode(payload).decode(),
+            "crc": zlib.crc32(payload), "refs": []}  # fmt: skip
+    _craft(path, _structure(node))
+    with pytest.raises(WeightsOnlyUnpicklingError, match="only to rebuild bytes"):
+        mg.load(path)
+
+
 def test_pickle_file_is_refused_and_runs_no_code(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.pt"

@@ -30,8 +30,17 @@ from minigrad.tensor import Tensor
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
+def _latin1_encode(text, encoding="utf-8"):
+    """What ``_codecs.encode`` does in a pickle of protocol 0-2, where it rebuilds
+    ``bytes`` (``encode(text, "latin1")``); no other codec, whose module would load."""
+    if type(text) is not str or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("_codecs.encode is allowed only to rebuild bytes (latin1)")
+    return text.encode("latin1")
+
+
 #: Globals a weights-only load always finds: they build values, they run no user code.
 _DEFAULT_GLOBALS = {
+    "_codecs.encode": _latin1_encode,  # bytes, in protocols 0-2
     "collections.OrderedDict": collections.OrderedDict,
     "builtins.set": builtins.set,
     "builtins.frozenset": builtins.frozenset,
