@@ -148,8 +148,13 @@ def test_nested_checkpoints_name_their_arrays_by_path(tmp_path):
         path,
     )  # fmt: skip
     names = set(safetensors_numpy.load_file(path))
-    assert {"model.weight", "model.bias", "optimizer.state.0.exp_avg",
-            "optimizer.state.1.exp_avg_sq", "losses.0"} <= names
+    assert {
+        "model.weight",
+        "model.bias",
+        "optimizer.state.0.exp_avg",
+        "optimizer.state.1.exp_avg_sq",
+        "losses.0",
+    } <= names
     assert {"a.b", "a.b~1"} <= names  # two paths that meet get distinct names
     back = mg.load(path)
     assert back["a.b"].tolist() == [1.0] and back["a"]["b"].tolist() == [0.0]

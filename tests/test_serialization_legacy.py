@@ -111,7 +111,6 @@ def test_plain_npz_and_npy_load_as_arrays(tmp_path):
     np.testing.assert_array_equal(mg.load(tmp_path / "one.npy"), np.eye(2))
 
 
-
 class _Payload:
     """Unpickling this would create ``marker``: the test fails if any code runs."""
 
@@ -120,7 +119,6 @@ class _Payload:
 
     def __reduce__(self):
         return (open, (self.marker, "w"))
-
 
 
 def test_object_array_in_npz_is_refused_and_runs_no_code(tmp_path):
@@ -137,7 +135,6 @@ def test_object_array_in_npz_is_refused_and_runs_no_code(tmp_path):
     with pytest.raises(CheckpointError, match="object array"):
         mg.load(tmp_path / "disguised.npz")
     assert not marker.exists()
-
 
 
 def test_truncated_and_corrupt_files_name_the_file(tmp_path):
@@ -167,7 +164,6 @@ def test_bad_manifest_is_reported(tmp_path):
         mg.load(path)
 
 
-
 def _npz_with_manifest(path, root, **arrays):
     """A file laid out like ours, with a hand-written manifest (as an attacker would)."""
     import json
@@ -186,7 +182,6 @@ def test_deeply_nested_manifest_is_refused_without_recursion_error(tmp_path):
         with pytest.raises(CheckpointError, match="nested") as err:
             mg.load(path)
         assert str(path) in str(err.value)
-
 
 
 def test_huge_integer_in_the_manifest_is_a_checkpoint_error(tmp_path):

@@ -98,9 +98,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = 2) -> None:
     if hasattr(f, "write"):
         safetensors_file.write_stream(encoder.arrays, metadata, f)
         return
-    atomic.atomic_write(
-        f, lambda tmp: safetensors_file.write_file(encoder.arrays, metadata, tmp)
-    )
+    atomic.atomic_write(f, lambda tmp: safetensors_file.write_file(encoder.arrays, metadata, tmp))
 
 
 # ------------------------------------------------------------------------------ load

@@ -30,6 +30,7 @@ from minigrad.tensor import Tensor
 
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
+
 def _latin1_encode(text, encoding="utf-8"):
     """What ``_codecs.encode`` does in a pickle of protocol 0-2, where it rebuilds
     ``bytes`` (``encode(text, "latin1")``); no other codec, whose module would load."""
@@ -242,8 +243,7 @@ def unpickle_node(decoder, node: dict, where: str, weights_only: bool, module, l
     except Exception as e:
         cls = WeightsOnlyUnpicklingError if weights_only else CheckpointError
         raise cls(
-            f"{decoder.file}: could not unpickle the {label} at {where}: "
-            f"{type(e).__name__}: {e}"
+            f"{decoder.file}: could not unpickle the {label} at {where}: {type(e).__name__}: {e}"
         ) from e
 
 

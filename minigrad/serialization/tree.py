@@ -129,8 +129,7 @@ class Encoder:
                 ]
                 return {"t": "odict" if isinstance(obj, OrderedDict) else "dict", "v": items}
             values = [
-                self.encode(v, [*parts, str(i)], f"{where}[{i}]", active)
-                for i, v in enumerate(obj)
+                self.encode(v, [*parts, str(i)], f"{where}[{i}]", active) for i, v in enumerate(obj)
             ]
             return {"t": "tuple" if isinstance(obj, tuple) else "list", "v": values}
         finally:

@@ -281,4 +281,3 @@ def test_without_the_train_extra_the_note_says_how_a_user_installs_it(
         "progress bar and the plots loss.png and attention.png"
     ]
     assert not (out / "loss.png").exists()
-
