@@ -185,12 +185,12 @@ def _load_from(fh, name, path, options) -> object:
     start = fh.tell()
     head = fh.read(9)
     fh.seek(start)
-    if safetensors_file.looks_like_safetensors(head):
-        return _load_safetensors(fh, name, path, options)
     if head.startswith(npz_file.NPY_MAGIC):
         return npz_file.load_npy(fh, name)
     if head.startswith(npz_file.ZIP_MAGIC):
         return npz_file.load_npz(fh, name)
+    if safetensors_file.looks_like_safetensors(head):
+        return _load_safetensors(fh, name, path, options)
     raise CheckpointError(_unknown_file_message(name, head))
 
 
