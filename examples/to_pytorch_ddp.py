@@ -1,15 +1,16 @@
 """When it outgrows one machine: move a minigrad model into PyTorch's
 DistributedDataParallel, train it there on several processes, and bring it back.
 
-1. Train the small GPT of examples/gpt/model.py on minigrad for a few steps and write
-   its state_dict as a plain ``.npz`` (no pickle: ``{name: array}``).
+1. Train the small GPT of examples/gpt/model.py on minigrad for a few steps and save
+   its state_dict with ``mg.save``: a safetensors file whose tensors carry PyTorch's
+   state_dict names.
 2. Start ``--nproc`` PyTorch processes (CPU, the gloo backend; on GPUs use nccl and
    ``device_ids=[rank]``). Each builds the *same* model file with ``GPT_BACKEND=torch``,
-   loads the arrays with ``load_state_dict``, wraps it in
-   ``torch.nn.parallel.DistributedDataParallel`` and trains on its shard of the batch;
-   DDP averages the gradients across processes.
-3. Rank 0 writes the trained weights back as ``.npz`` (DDP's ``module.`` prefix removed)
-   and minigrad loads them again, e.g. to sample.
+   loads the file with ``safetensors.torch.load_file`` and ``load_state_dict``, wraps
+   the model in ``torch.nn.parallel.DistributedDataParallel`` and trains on its shard
+   of the batch; DDP averages the gradients across processes.
+3. Rank 0 writes the trained weights back with ``safetensors.torch.save_file`` (DDP's
+   ``module.`` prefix removed) and minigrad loads them with ``mg.load``, e.g. to sample.
 
 Before training, each process checks that PyTorch's loss at the imported weights equals
 minigrad's on the same batch (printed as ``parity``).
@@ -24,6 +25,7 @@ import importlib.util
 import os
 import pathlib
 import socket
+import sys
 import tempfile
 
 import numpy as np
@@ -60,13 +62,14 @@ def train_on_minigrad(path: str, steps: int) -> float:
         opt.zero_grad()
         loss.backward()
         opt.step()
-    np.savez(path, **{k: v.numpy() for k, v in model.state_dict().items()})
+    mg.save(model.state_dict(), path)
     x, y = batch(1000)
     _, loss = model(mg.tensor(x), mg.tensor(y))
     return loss.item()
 
 
 def worker(rank: int, world: int, port: int, path: str, out: str, steps: int, mg_loss: float):
+    import safetensors.torch
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
@@ -76,7 +79,7 @@ def worker(rank: int, world: int, port: int, path: str, out: str, steps: int, mg
     torch.set_num_threads(1)
     model_t = load_gpt("torch")
     model = model_t.GPT(model_t.GPTConfig())
-    model.load_state_dict({k: torch.from_numpy(v) for k, v in np.load(path).items()})
+    model.load_state_dict(safetensors.torch.load_file(path))
     x, y = batch(1000)
     _, loss = model(torch.tensor(x), torch.tensor(y))
     if rank == 0:
@@ -92,7 +95,9 @@ def worker(rank: int, world: int, port: int, path: str, out: str, steps: int, mg
         loss.backward()  # DDP averages the gradients over the processes here
         opt.step()
     if rank == 0:
-        np.savez(out, **{k: v.detach().numpy() for k, v in ddp.module.state_dict().items()})
+        # clone: the tied embedding and head share one tensor, which save_file refuses
+        state = {k: v.detach().clone() for k, v in ddp.module.state_dict().items()}
+        safetensors.torch.save_file(state, out)
         print(
             f"rank 0: trained {steps} DDP steps on {world} processes, last loss {loss.item():.4f}"
         )
@@ -108,10 +113,18 @@ def main(argv=None):
     p.add_argument("--nproc", type=int, default=2)
     p.add_argument("--steps", type=int, default=3)
     args = p.parse_args(argv)
-    import torch.multiprocessing as tmp
+    try:
+        import torch.multiprocessing as tmp
+    except ImportError:
+        sys.exit(
+            "to_pytorch_ddp.py: this example runs PyTorch's DistributedDataParallel and "
+            "needs PyTorch, which is not installed: pip install torch (minigrad itself "
+            "never needs it)"
+        )
 
     with tempfile.TemporaryDirectory() as d:
-        path, out = os.path.join(d, "from_minigrad.npz"), os.path.join(d, "from_torch.npz")
+        path = os.path.join(d, "from_minigrad.safetensors")
+        out = os.path.join(d, "from_torch.safetensors")
         mg_loss = train_on_minigrad(path, args.steps)
         with socket.socket() as s:  # a free port for the rendezvous
             s.bind(("127.0.0.1", 0))
@@ -127,7 +140,7 @@ def main(argv=None):
 
         model_mg = load_gpt("minigrad")
         model = model_mg.GPT(model_mg.GPTConfig())
-        model.load_state_dict(dict(np.load(out)))
+        model.load_state_dict(mg.load(out))
         tokens = model.generate(mg.tensor([[1, 2, 3]]), 6, top_k=1)
         print(f"back in minigrad: greedy continuation of [1, 2, 3]: {tokens[0].tolist()}")
         return tokens[0].tolist()

@@ -18,6 +18,7 @@ import math as _math
 import numpy as _np
 
 from minigrad import surface as _surface
+from minigrad._version import __version__ as __version__
 from minigrad.autograd import (
     Function,
     enable_grad,
@@ -164,7 +165,6 @@ float = float32  # torch.float is float32
 int = int32  # torch.int is int32
 Size = tuple  # shapes are plain tuples; torch.Size is a tuple subclass
 pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # torch.pi, ...
-__version__ = "0.1.0"
 
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.

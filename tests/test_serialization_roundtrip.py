@@ -1,4 +1,4 @@
-"""Checkpoints keep shapes, dtypes and values exactly (minigrad/serialization.py): 0-d,
+"""Checkpoints keep shapes, dtypes and values exactly (minigrad/serialization/): 0-d,
 empty and non-contiguous tensors of every dtype minigrad stores, plain Python values,
 nested containers, optimizer and BatchNorm state_dicts; plus a property-based round trip
 over random trees of tensors and plain values."""

@@ -22,11 +22,30 @@ def build_parser() -> argparse.ArgumentParser:
         prog="minigrad",
         description="minigrad: train and run tiny transformers on a CPU, and run the lab.",
     )
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     train.add_parser(sub)
     generate.add_parser(sub)
     lab.add_parser(sub)
     return parser
+
+
+def version_line() -> str:
+    """``minigrad 0.2.0 (Python 3.11.7; numpy 2.4.6, numba 0.68.1, ...)``: minigrad's
+    version and those of what it runs on, read from the installed packages' metadata
+    (nothing is imported)."""
+    import importlib.metadata
+    import platform
+
+    from minigrad._version import __version__
+
+    found = []
+    for name in ("numpy", "numba", "safetensors"):
+        try:
+            found.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            found.append(f"{name} not installed")
+    return f"minigrad {__version__} (Python {platform.python_version()}; {', '.join(found)})"
 
 
 def main(argv=None) -> int:

@@ -32,7 +32,7 @@ def add_parser(sub) -> None:
             "--checkpoint",
             required=True,
             metavar="PATH",
-            help="a checkpoint.npz, or the run folder that holds one",
+            help="a checkpoint.safetensors, or the run folder that holds one",
         )
         p.add_argument("--input", metavar="TEXT", help="the input for an algorithmic task")
         p.add_argument(
@@ -60,9 +60,11 @@ def add_parser(sub) -> None:
 
 
 def _resolve(path: str) -> pathlib.Path:
+    from minigrad.train.runlog import RunFolder
+
     p = pathlib.Path(path)
     if p.is_dir():
-        p = p / "checkpoint.npz"
+        p = RunFolder(p).saved_checkpoint() or p / "checkpoint.safetensors"
     if not p.is_file():
         raise CLIError(f"--checkpoint {path}: no such checkpoint file")
     return p

@@ -26,7 +26,7 @@ examples:
   minigrad train --resume runs/reverse-20261129-140000
 
 outputs (in --out, default runs/TASK-TIMESTAMP): config.json, log.csv, loss.png,
-attention.png, checkpoint.npz. Ctrl-C saves a checkpoint before exiting (a second
+attention.png, checkpoint.safetensors. Ctrl-C saves a checkpoint before exiting (a second
 Ctrl-C stops at once). A run whose loss becomes NaN or infinite stops and keeps its last
 good checkpoint. Exit status: 0 done, 1 failed run, 2 bad usage, 130 interrupted.
 """
@@ -112,11 +112,11 @@ def _checkpoint_config(folder) -> tuple[dict, int]:
     from minigrad.train.runlog import RunFolder
     from minigrad.train.trainer import checkpoint_config
 
-    run_folder = RunFolder(folder)
-    if not run_folder.checkpoint.is_file():
-        raise CLIError(f"--resume {folder}: no checkpoint.npz in that folder")
-    state = mg.load(run_folder.checkpoint)  # CheckpointError names the file
-    config = checkpoint_config(state, run_folder.checkpoint)
+    path = RunFolder(folder).saved_checkpoint()
+    if path is None:
+        raise CLIError(f"--resume {folder}: no checkpoint.safetensors in that folder")
+    state = mg.load(path)  # CheckpointError names the file
+    config = checkpoint_config(state, path)
     step = state.get("step")
     if not isinstance(step, int) or isinstance(step, bool) or step < 0:
         raise CLIError(f"--resume {folder}: the checkpoint's step is not a count: {step!r}")
@@ -125,12 +125,15 @@ def _checkpoint_config(folder) -> tuple[dict, int]:
 
 def _prepare_out(config, resuming: bool) -> None:
     """--out must be a folder we can write (and, for a new run, not another run's)."""
+    from minigrad.train.runlog import RunFolder
+
     path = pathlib.Path(config.out)
     if path.exists() and not path.is_dir():
         raise CLIError(f"--out {path}: this is a file, not a folder; choose another --out")
-    if not resuming and (path / "checkpoint.npz").exists():
+    held = RunFolder(path).saved_checkpoint()
+    if not resuming and held is not None:
         raise CLIError(
-            f"--out {path} already holds a run (checkpoint.npz); continue it with "
+            f"--out {path} already holds a run ({held.name}); continue it with "
             f"--resume {path}, or choose another --out"
         )
     try:
@@ -185,7 +188,11 @@ def _threads(requested: int | None) -> str | None:
 
 
 class _StopFlag:
-    """Ctrl-C asks the loop to stop after the current step (a second Ctrl-C stops at once)."""
+    """Ctrl-C asks the loop to stop after the current step (a second Ctrl-C stops at once).
+
+    A process started with SIGINT ignored (a shell's background job, ``nohup``) keeps
+    ignoring it, as Python itself does: such a run is not meant to stop on the
+    terminal's Ctrl-C."""
 
     def __init__(self):
         self.requested = False
@@ -197,6 +204,8 @@ class _StopFlag:
                 raise KeyboardInterrupt
             self.requested = True
 
+        if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+            return self
         try:
             self._previous = signal.signal(signal.SIGINT, handler)
         except ValueError:  # not the main thread: leave Ctrl-C alone
@@ -262,7 +271,7 @@ def run(args) -> int:
     folder = RunFolder(config.out)
 
     if args.resume:
-        trainer = Trainer.from_checkpoint(folder.checkpoint, config)
+        trainer = Trainer.from_checkpoint(folder.saved_checkpoint(), config)
     else:
         trainer = Trainer(config)
     folder.create(config.to_dict())
@@ -369,7 +378,7 @@ def run(args) -> int:
     layers = plot_layers(folder) if config.stats_interval else False
 
     steps_run = trainer.step - first_step
-    print(f"\ntrained {config.steps} steps in {elapsed:.1f} s")
+    print("\n" + _trained_line(steps_run, first_step, trainer.step, elapsed))
     if steps_run:
         _print_speed(steps_run, first_seconds, train_seconds, trainer.tokens_per_step)
     if metrics is None:  # resumed a finished run
@@ -390,13 +399,29 @@ def run(args) -> int:
     pictures = ", loss.png, attention.png" if plotted and attention else ""
     if config.stats_interval:
         pictures += ", layers.csv" + (", layers.png" if layers else "")
-    print(f"outputs: {folder.path}/ (config.json, log.csv, checkpoint.npz{pictures})")
-    if not plotted:
-        print(
-            "note: install matplotlib (pip install -e '.[train]') to get the plots loss.png "
-            "and attention.png"
-        )
+    print(f"outputs: {folder.path}/ (config.json, log.csv, {folder.checkpoint.name}{pictures})")
+    missing = [] if bar is not None or args.no_progress else ["the progress bar"]
+    missing += [] if plotted else ["the plots loss.png and attention.png"]
+    if missing:
+        print(f"note: {TRAIN_EXTRA_HINT} to get {' and '.join(missing)}")
     return 0
+
+
+#: How to get the progress bar and the plots: the ``train`` extra, as a wheel user
+#: installs it (from a checkout, ``pip install -e '.[train]'`` does the same).
+TRAIN_EXTRA_HINT = "install minigrad's train extra (pip install 'minigrad[train]')"
+
+
+def _trained_line(steps_run: int, first_step: int, last_step: int, elapsed: float) -> str:
+    """What this process trained: all of a new run, or the rest of a resumed one."""
+    if first_step == 0:
+        return f"trained {steps_run} steps in {elapsed:.1f} s"
+    if steps_run == 0:
+        return f"nothing left to train: the checkpoint had reached step {last_step}"
+    return (
+        f"trained {steps_run} steps (from step {first_step} to {last_step}, resumed) "
+        f"in {elapsed:.1f} s"
+    )
 
 
 def _kept(folder, saved_step) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from minigrad._version import __version__
+
 __all__ = ["TorchVersion", "internal_version"]
 
 
@@ -56,4 +58,4 @@ class TorchVersion(str):
     __hash__ = str.__hash__
 
 
-internal_version = "0.1.0"
+internal_version = __version__

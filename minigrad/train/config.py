@@ -184,8 +184,8 @@ def load_config_file(path) -> dict:
     elif path.suffix == ".toml":
         try:
             import tomllib
-        except ImportError:  # Python 3.10
-            raise ConfigError(f"{path}: TOML needs Python 3.11 or newer; use JSON") from None
+        except ImportError:  # Python 3.10: the same parser, as the package tomli
+            import tomli as tomllib
         try:
             values = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:

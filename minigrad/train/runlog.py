@@ -19,6 +19,8 @@ COLUMNS = (
     "bits_per_char",
 )
 LAYER_COLUMNS = ("step", "layer", "stream_rms", "update_rms", "grad_norm")
+CHECKPOINT = "checkpoint.safetensors"
+LEGACY_CHECKPOINT = "checkpoint.npz"  # what minigrad 0.1 wrote
 
 
 class RunFolder:
@@ -26,7 +28,8 @@ class RunFolder:
 
     - ``config.json``: the configuration used;
     - ``log.csv``: one row per logged step (evaluation columns filled at evaluations);
-    - ``checkpoint.npz``: the latest checkpoint (``mg.save``);
+    - ``checkpoint.safetensors``: the latest checkpoint (``mg.save``; runs of minigrad
+      0.1 have ``checkpoint.npz``, which ``--resume`` and ``generate`` still read);
     - ``loss.png``: the loss curve (when matplotlib is installed);
     - ``attention.png``: the trained model's attention on one held-out example;
     - ``layers.csv`` and ``layers.png``: per-layer statistics every ``stats_interval``
@@ -37,11 +40,19 @@ class RunFolder:
         self.path = pathlib.Path(path)
         self.config = self.path / "config.json"
         self.log = self.path / "log.csv"
-        self.checkpoint = self.path / "checkpoint.npz"
+        self.checkpoint = self.path / CHECKPOINT
         self.plot = self.path / "loss.png"
         self.attention = self.path / "attention.png"
         self.layers = self.path / "layers.csv"
         self.layers_plot = self.path / "layers.png"
+
+    def saved_checkpoint(self) -> pathlib.Path | None:
+        """The checkpoint to resume from: ``checkpoint.safetensors``, else a minigrad 0.1
+        run's ``checkpoint.npz``, else None."""
+        for path in (self.checkpoint, self.path / LEGACY_CHECKPOINT):
+            if path.is_file():
+                return path
+        return None
 
     def create(self, config: dict) -> None:
         self.path.mkdir(parents=True, exist_ok=True)

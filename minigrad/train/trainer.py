@@ -358,7 +358,7 @@ def checkpoint_config(state, path) -> TrainConfig:
         )
         raise CheckpointError(
             f"{path}: not a minigrad training checkpoint (it holds {what}); "
-            "give the checkpoint.npz that minigrad train wrote"
+            "give the checkpoint.safetensors that minigrad train wrote"
         )
     if not isinstance(state.get("config"), dict):
         raise CheckpointError(f"{path}: the training checkpoint has no 'config' table")

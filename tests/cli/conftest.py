@@ -31,10 +31,23 @@ def minigrad(*args, timeout: float = 180, cwd=None) -> subprocess.CompletedProce
     )  # fmt: skip
 
 
-def start(*args, cwd=None) -> subprocess.Popen:
-    """Start ``python -m minigrad ARGS`` without waiting (for the Ctrl-C tests)."""
+#: ``python -m minigrad`` with SIGINT's disposition set first, in the child: Python's
+#: KeyboardInterrupt ("default") or SIG_IGN ("ignored"). A test run started under
+#: ``nohup`` or with ``&`` inherits SIGINT ignored, and so would the child.
+_WITH_SIGINT = (
+    "import runpy, signal, sys; "
+    "signal.signal(signal.SIGINT, signal.SIG_IGN if sys.argv.pop(1) == 'ignored' "
+    "else signal.default_int_handler); "
+    "runpy.run_module('minigrad', run_name='__main__', alter_sys=True)"
+)
+
+
+def start(*args, cwd=None, sigint: str = "default") -> subprocess.Popen:
+    """Start ``python -m minigrad ARGS`` without waiting (for the Ctrl-C tests), with
+    SIGINT ``"default"`` (Ctrl-C raises KeyboardInterrupt) or ``"ignored"``, whatever
+    this test run inherited."""
     return subprocess.Popen(
-        [sys.executable, "-m", "minigrad", *map(str, args)],
+        [sys.executable, "-c", _WITH_SIGINT, sigint, *map(str, args)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=_env(),
     )  # fmt: skip
 

@@ -18,13 +18,13 @@ import minigrad as mg
 
 
 def _state(run):
-    return mg.load(run / "checkpoint.npz")
+    return mg.load(run / "checkpoint.safetensors")
 
 
-def _save_copy(state, tmp_path, name="ckpt.npz"):
-    folder = tmp_path / name.replace(".npz", "")
+def _save_copy(state, tmp_path, name="ckpt"):
+    folder = tmp_path / name
     folder.mkdir()
-    mg.save(state, folder / "checkpoint.npz")
+    mg.save(state, folder / "checkpoint.safetensors")
     return folder
 
 
@@ -43,7 +43,7 @@ def _save_copy(state, tmp_path, name="ckpt.npz"):
 def test_generate_on_a_file_that_is_not_a_checkpoint(cli, tiny_run, tmp_path, kind, message):
     path = tmp_path / "bad.npz"
     if kind == "truncated":
-        data = (tiny_run / "checkpoint.npz").read_bytes()
+        data = (tiny_run / "checkpoint.safetensors").read_bytes()
         path.write_bytes(data[: len(data) // 2])
     elif kind == "empty":
         path.write_bytes(b"")
@@ -167,7 +167,7 @@ def test_train_refuses_bad_options(cli, tmp_path, args, message):
     out = tmp_path / "run"
     proc = cli.run("train", *cli.TINY, "--steps", 2, *args, "--out", out)
     cli.fails(proc, 2, message)
-    assert not (out / "checkpoint.npz").exists()
+    assert not (out / "checkpoint.safetensors").exists()
 
 
 def test_out_naming_a_file_or_an_unwritable_place(cli, tmp_path):
@@ -181,10 +181,10 @@ def test_out_naming_a_file_or_an_unwritable_place(cli, tmp_path):
 
 
 def test_out_holding_another_run_is_not_overwritten(cli, tiny_run):
-    before = (tiny_run / "checkpoint.npz").read_bytes()
+    before = (tiny_run / "checkpoint.safetensors").read_bytes()
     proc = cli.run("train", *cli.TINY, "--steps", 2, "--out", tiny_run)
     cli.fails(proc, 2, "already holds a run", f"--resume {tiny_run}")
-    assert (tiny_run / "checkpoint.npz").read_bytes() == before
+    assert (tiny_run / "checkpoint.safetensors").read_bytes() == before
 
 
 def test_config_file_that_is_not_utf8(cli, tmp_path):
@@ -227,7 +227,7 @@ def test_a_diverging_run_stops_and_keeps_its_last_good_checkpoint(cli, tmp_path)
         "--log-interval", 1, "--out", out,
     )  # fmt: skip
     err = cli.fails(proc, 1, "minigrad train: error: the ", "training stopped", "lower --lr")
-    state = mg.load(out / "checkpoint.npz")
+    state = mg.load(out / "checkpoint.safetensors")
     assert 1 <= state["step"] < 20
     assert f"(step {state['step']})" in err
     for name, value in state["model"].items():
@@ -245,8 +245,17 @@ def test_ctrl_c_before_the_first_step(cli, tmp_path):
     stdout, stderr = cli.interrupt(proc)
     assert "Traceback" not in stdout + stderr, stderr
     assert proc.returncode == 130, stderr
-    if (out / "checkpoint.npz").exists():  # the first Ctrl-C lets the step finish and saves
-        assert mg.load(out / "checkpoint.npz")["step"] == 1
+    if (out / "checkpoint.safetensors").exists():  # the first Ctrl-C lets the step finish and saves
+        assert mg.load(out / "checkpoint.safetensors")["step"] == 1
+
+
+def test_a_run_started_with_sigint_ignored_keeps_ignoring_it(cli, tmp_path):
+    # as a shell's background job (`&`) or under nohup: the terminal's Ctrl-C is not for it
+    proc = cli.start("train", *cli.TINY, "--steps", 30, "--out", tmp_path / "o", sigint="ignored")
+    assert proc.stdout.readline().startswith("minigrad train: starting")
+    stdout, stderr = cli.interrupt(proc, times=2, gap=0.05)
+    assert proc.returncode == 0, stderr
+    assert "trained 30 steps" in stdout and "interrupted" not in stdout + stderr
 
 
 def test_two_quick_ctrl_c_stop_at_once_without_a_traceback(cli, tmp_path):
@@ -256,12 +265,12 @@ def test_two_quick_ctrl_c_stop_at_once_without_a_traceback(cli, tmp_path):
         "--out", out,
     )  # fmt: skip
     deadline = time.time() + 120
-    while not (out / "checkpoint.npz").exists() and time.time() < deadline:
+    while not (out / "checkpoint.safetensors").exists() and time.time() < deadline:
         time.sleep(0.05)
     stdout, stderr = cli.interrupt(proc, times=2, gap=0.005)
     assert "Traceback" not in stdout + stderr, stderr
     assert proc.returncode == 130, stderr
-    assert mg.load(out / "checkpoint.npz")["step"] >= 1  # still a complete checkpoint
+    assert mg.load(out / "checkpoint.safetensors")["step"] >= 1  # still a complete checkpoint
 
 
 def test_lab_list_into_a_closed_pipe(cli):
@@ -324,26 +333,27 @@ def test_a_second_ctrl_c_during_a_save_keeps_the_previous_checkpoint(
 ):
     # In-process, to land the interrupt exactly inside the write: the second save
     # (step 2) is interrupted halfway through writing its temporary file.
-    from minigrad import serialization
     from minigrad.cli import main
+    from minigrad.serialization import safetensors_file
 
-    real_savez = serialization._savez
+    real_write = safetensors_file.write_file
     calls = []
 
-    def interrupted_savez(fh, arrays):
+    def interrupted_write(arrays, metadata, path):
         calls.append(1)
         if len(calls) == 2:
-            fh.write(b"PK\x03\x04 half a checkpoint")
+            with open(path, "wb") as f:
+                f.write(b"\x10\x00\x00\x00\x00\x00\x00\x00{half a checkpoint")
             raise KeyboardInterrupt
-        return real_savez(fh, arrays)
+        return real_write(arrays, metadata, path)
 
-    monkeypatch.setattr(serialization, "_savez", interrupted_savez)
+    monkeypatch.setattr(safetensors_file, "write_file", interrupted_write)
     out = tmp_path / "run"
     argv = ["train", *cli.TINY, "--steps", 5, "--checkpoint-interval", 1, "--out", out]
     assert main([str(a) for a in argv]) == 130
     err = capsys.readouterr().err
     assert "stopped at once (second Ctrl-C)" in err
-    assert f"The last good checkpoint (step 1) is kept in {out / 'checkpoint.npz'}" in err
+    assert f"The last good checkpoint (step 1) is kept in {out / 'checkpoint.safetensors'}" in err
     monkeypatch.undo()
-    assert mg.load(out / "checkpoint.npz")["step"] == 1
+    assert mg.load(out / "checkpoint.safetensors")["step"] == 1
     assert not list(out.glob("*.tmp")) and not list(out.glob(".*.tmp"))

@@ -33,7 +33,7 @@ def test_the_bound_is_documented_in_the_help(capsys):
 def test_streamed_text_is_sample_texts_text(text_run, capsys):
     args = ["--prompt", "the ", "--chars", "25", "--seed", "3", "--temperature", "0.9"]
     assert main(["generate", "--checkpoint", str(text_run), *args]) == 0
-    trainer = Trainer.from_checkpoint(text_run / "checkpoint.npz", model_only=True)
+    trainer = Trainer.from_checkpoint(text_run / "checkpoint.safetensors", model_only=True)
     assert capsys.readouterr().out == trainer.sample_text("the ", 25, 0.9, 3) + "\n"
 
 

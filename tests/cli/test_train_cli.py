@@ -3,9 +3,7 @@ where the process boundary matters (exit codes, Ctrl-C), as real subprocesses.""
 
 import csv
 import json
-import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -88,7 +86,7 @@ def test_a_run_writes_its_outputs_and_reports_accuracy(trained, capsys):
     assert [int(r["step"]) for r in rows if r["accuracy"]] == [75, 150]
     assert float(rows[-1]["accuracy"]) >= 0.99
     assert float(rows[-1]["loss"]) < float(rows[0]["loss"]) / 20
-    assert (trained / "checkpoint.npz").is_file()
+    assert (trained / "checkpoint.safetensors").is_file()
     plot = trained / "loss.png"
     try:
         import matplotlib  # noqa: F401
@@ -101,7 +99,7 @@ def test_a_run_writes_its_outputs_and_reports_accuracy(trained, capsys):
 def test_generate_answers_from_the_checkpoint(trained, capsys):
     assert main(["generate", "--checkpoint", str(trained), "--input", "9 0 1 7"]) == 0
     assert capsys.readouterr().out.strip() == "7 1 0 9"
-    assert main(["sample", "--checkpoint", str(trained / "checkpoint.npz")]) == 0
+    assert main(["sample", "--checkpoint", str(trained / "checkpoint.safetensors")]) == 0
     assert "5/5 held-out examples right" in capsys.readouterr().out
 
 
@@ -190,6 +188,11 @@ def test_interrupted_then_resumed_run_logs_the_same_losses(tmp_path, monkeypatch
     assert "interrupted at step 5" in capsys.readouterr().out
     monkeypatch.undo()
     assert main(["train", "--resume", str(stopped), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming from step 5 of 12" in out
+    assert "\ntrained 7 steps (from step 5 to 12, resumed) in " in out  # not "trained 12"
+    assert main(["train", "--resume", str(stopped), "--no-progress"]) == 0
+    assert "nothing left to train: the checkpoint had reached step 12" in capsys.readouterr().out
 
     def losses(folder):
         return [(r["step"], r["loss"]) for r in _log(folder)]
@@ -198,28 +201,9 @@ def test_interrupted_then_resumed_run_logs_the_same_losses(tmp_path, monkeypatch
     assert losses(stopped) == losses(straight)
 
 
-def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
+def test_ctrl_c_saves_a_checkpoint_and_exits_130(cli, tmp_path):
     out = tmp_path / "run"
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "minigrad",
-            "train",
-            *SMALL,
-            "--steps",
-            "100000",
-            "--log-interval",
-            "1",
-            "--out",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    proc = cli.start("train", *SMALL, "--steps", 100000, "--log-interval", 1, "--out", out)
     try:
         deadline = time.time() + 120
         while time.time() < deadline:
@@ -235,7 +219,7 @@ def test_ctrl_c_saves_a_checkpoint_and_exits_130(tmp_path):
     assert proc.returncode == 130, stderr
     assert "Traceback" not in stderr
     assert "checkpoint saved" in stdout
-    state = mg.load(out / "checkpoint.npz")
+    state = mg.load(out / "checkpoint.safetensors")
     assert state["step"] >= 2
 
 
@@ -250,3 +234,50 @@ def test_stats_interval_writes_per_layer_statistics(tmp_path):
     assert [r["layer"] for r in rows if r["step"] == "10"] == ["0", "1"]  # 1 block
     assert rows[1]["grad_norm"] and not rows[0]["grad_norm"]  # layer 0: the embeddings
     assert (out / "layers.png").is_file()
+
+
+def test_version(capsys):
+    import minigrad as mg
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"minigrad {mg.__version__} (Python ") and "numpy " in line, line
+
+
+def test_a_run_of_minigrad_0_1_resumes_and_generates(tmp_path, capsys):
+    """A run folder from minigrad 0.1 holds checkpoint.npz (tests/data: 2 steps of the
+    tiny model): generate reads it, --resume continues it into checkpoint.safetensors."""
+    import pathlib
+    import shutil
+
+    folder = tmp_path / "old-run"
+    folder.mkdir()
+    fixture = pathlib.Path(__file__).parents[1] / "data" / "train-checkpoint-npz-v1.npz"
+    shutil.copy(fixture, folder / "checkpoint.npz")
+    assert main(["generate", "--checkpoint", str(folder), "--input", "1 2 3"]) == 0
+    assert len(capsys.readouterr().out.split()) == 3
+    assert main(["train", "--resume", str(folder), "--steps", "4", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming from step 2 of 4" in out and "trained 2 steps (from step 2 to 4" in out
+    assert mg.load(folder / "checkpoint.safetensors")["step"] == 4
+    assert main(["train", "--resume", str(folder), "--no-progress"]) == 0  # the new file
+    assert "reached step 4" in capsys.readouterr().out
+
+
+def test_without_the_train_extra_the_note_says_how_a_user_installs_it(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm raises ImportError
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    out = tmp_path / "run"
+    small = [a for a in SMALL if a != "--no-progress"]  # a progress bar is wanted
+    argv = ["train", *small, "--steps", "2", "--warmup-steps", "0", "--eval-interval", "2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    note = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note:")]
+    assert note == [
+        "note: install minigrad's train extra (pip install 'minigrad[train]') to get the "
+        "progress bar and the plots loss.png and attention.png"
+    ]
+    assert not (out / "loss.png").exists()

@@ -22,3 +22,14 @@ def test_round_trip_through_ddp(torch):
     assert "parity: minigrad loss" in out.stdout
     assert "trained 1 DDP steps on 2 processes" in out.stdout
     assert "back in minigrad: greedy continuation of [1, 2, 3]" in out.stdout
+
+
+def test_without_pytorch_the_example_says_what_it_needs():
+    hide_torch = (
+        "import runpy, sys; sys.modules['torch'] = None; "  # import torch: ImportError
+        f"sys.argv = [{str(SCRIPT)!r}]; runpy.run_path(sys.argv[0], run_name='__main__')"
+    )
+    out = subprocess.run([sys.executable, "-c", hide_torch], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "Traceback" not in out.stderr and "ModuleNotFoundError" not in out.stderr, out.stderr
+    assert "needs PyTorch, which is not installed: pip install torch" in out.stderr

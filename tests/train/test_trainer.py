@@ -35,9 +35,9 @@ def test_stop_and_resume_equals_an_uninterrupted_run_bit_for_bit(tmp_path):
 
     first = Trainer(TrainConfig(**config))
     resumed_losses = [first.train_step()["loss"] for _ in range(5)]
-    first.save(tmp_path / "checkpoint.npz")
+    first.save(tmp_path / "checkpoint.safetensors")
     mg.manual_seed(999)  # the checkpoint must carry the random state, not the process
-    second = Trainer.from_checkpoint(tmp_path / "checkpoint.npz", TrainConfig(**config))
+    second = Trainer.from_checkpoint(tmp_path / "checkpoint.safetensors", TrainConfig(**config))
     assert second.step == 5
     resumed_losses += [second.train_step()["loss"] for _ in range(7)]
 
@@ -50,12 +50,12 @@ def test_resume_refuses_a_checkpoint_of_another_model(tmp_path):
     config = dict(SMALL, steps=2, warmup_steps=1)
     trainer = Trainer(TrainConfig(**config))
     trainer.train_step()
-    trainer.save(tmp_path / "c.npz")
+    trainer.save(tmp_path / "c.safetensors")
     other = TrainConfig(**dict(config, d_model=64, n_layers=2))
     with pytest.raises(
         ConfigError, match=r"d_model \(checkpoint: 32, now: 64\).*n_layers|n_layers.*d_model"
     ):
-        Trainer.from_checkpoint(tmp_path / "c.npz", other)
+        Trainer.from_checkpoint(tmp_path / "c.safetensors", other)
 
 
 def test_schedule_warms_up_then_decays_to_the_floor():
@@ -89,7 +89,7 @@ def test_a_non_finite_loss_stops_before_the_step_and_nothing_bad_is_saved(tmp_pa
 
     trainer = Trainer(TrainConfig(steps=10, **dict(SMALL, warmup_steps=0)))
     trainer.train_step()
-    trainer.save(tmp_path / "good.npz")
+    trainer.save(tmp_path / "good.safetensors")
     before = {k: v.numpy().copy() for k, v in trainer.model.state_dict().items()}
     with mg.no_grad():
         trainer.model.head.bias.fill_(float("nan"))  # any NaN reaching the loss
@@ -100,8 +100,8 @@ def test_a_non_finite_loss_stops_before_the_step_and_nothing_bad_is_saved(tmp_pa
     for k, v in trainer.model.state_dict().items():
         np.testing.assert_array_equal(v.numpy(), before[k], err_msg=k)
     with pytest.raises(TrainingDiverged, match="parameter head.bias"):
-        trainer.save(tmp_path / "good.npz")
-    assert mg.load(tmp_path / "good.npz")["step"] == 1  # the good checkpoint is kept
+        trainer.save(tmp_path / "good.safetensors")
+    assert mg.load(tmp_path / "good.safetensors")["step"] == 1  # the good checkpoint is kept
 
 
 def test_a_configuration_that_cannot_fit_says_how_much_before_allocating(monkeypatch):
@@ -129,9 +129,9 @@ def test_a_text_model_runs_from_its_checkpoint_without_the_file(tmp_path):
                          n_heads=2, d_ff=32, steps=2, warmup_steps=0, batch_size=4)  # fmt: skip
     trainer = Trainer(config)
     trainer.train_step()
-    trainer.save(tmp_path / "ckpt.npz")
+    trainer.save(tmp_path / "ckpt.safetensors")
     text.unlink()
-    runner = Trainer.from_checkpoint(tmp_path / "ckpt.npz", model_only=True)
+    runner = Trainer.from_checkpoint(tmp_path / "ckpt.safetensors", model_only=True)
     assert runner.task.itos == trainer.task.itos
     assert runner.sample_text("ab", 5, temperature=0.0) == trainer.sample_text("ab", 5, 0.0)
 
