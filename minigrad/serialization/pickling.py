@@ -87,7 +87,7 @@ def clear_safe_globals() -> None:
     _user_globals.clear()
 
 
-class safe_globals:  # noqa: N801 (PyTorch's name for this context manager)
+class safe_globals:  # PyTorch's name for this context manager
     """``with mg.serialization.safe_globals([GPTConfig]): mg.load(path)``: the globals
     are allowed inside the block only."""
 
