@@ -50,6 +50,11 @@ WORST = 5
 LOST_PRECISION = 1e3
 
 PASSED, INCONCLUSIVE, NONDIFF, FAILED = 0, 1, 2, 3
+#: Why the smaller steps (``steps``) left an entry inconclusive: their differences never
+#: agree (noise), they disagree beyond rounding (the function changes within the step),
+#: or the output moved only at larger steps (its rounding hides the slope).
+NOISE, WITHIN_STEP, HIDDEN = 1, 2, 3
+
 STATUS_NAMES = {
     PASSED: "passed",
     INCONCLUSIVE: "inconclusive",
@@ -119,6 +124,8 @@ def classify(diffs, analytical, error, atol: float, rtol: float, scale=0.0) -> n
         sub[~finite] = INCONCLUSIVE
         sub[finite & ~np.isfinite(a)] = FAILED
     flat[idx] = sub
+    # Input elements that are not finite (a mask's -inf) cannot be moved: not checked.
+    status[:, np.broadcast_to(diffs.frozen, status.shape[1:])] = PASSED
     return status
 
 
@@ -198,18 +205,19 @@ def pair_result(
     status = classify(diffs, analytical, error, options.atol, options.rtol, scale)
     # Entries the step h could not decide, or failed, get a second look at smaller
     # steps (``steps.revisit``): where the estimates never agree, they are inconclusive.
-    unsettled = 0
+    why = {}
     if second_look is not None:
-        flat, value, bound, new, _ = second_look(status)
-        if flat.size:
-            status.flat[flat] = new
-            unsettled = int(np.count_nonzero(new == INCONCLUSIVE))
+        found = second_look(status)
+        if found.flat.size:
+            status.flat[found.flat] = found.status
+            why = {c: int(np.count_nonzero(found.why == c)) for c in (NOISE, WITHIN_STEP, HIDDEN)}
             # Where a smaller step decided the entry, its estimate replaces the first;
             # an entry no step settles is reported as the first step saw it.
-            bounded = np.isfinite(bound) & (new != INCONCLUSIVE)
+            bounded = np.isfinite(found.error) & (found.status != INCONCLUSIVE)
+            bounded &= found.status != NONDIFF
             numerical, error = numerical.copy(), error.copy()
-            numerical.flat[flat[bounded]] = value[bounded]
-            error.flat[flat[bounded]] = bound[bounded]
+            numerical.flat[found.flat[bounded]] = found.numerical[bounded]
+            error.flat[found.flat[bounded]] = found.error[bounded]
     # A forward that loses precision leaves entries undecided: that is said, and the
     # entries stay inconclusive, in float64 as in lower precision.
     undecided = (status == INCONCLUSIVE) & np.isfinite(error)
@@ -222,12 +230,8 @@ def pair_result(
     finite_err = error[np.isfinite(error)]
     fd_error = float(finite_err.max()) if finite_err.size else 0.0
     reason = _reason(verdict, status, counts, error, out, target, options, diffs.step)
-    if unsettled and verdict == "inconclusive":
-        reason += (
-            f"; for {unsettled} of them the central differences at steps from "
-            f"{2 * diffs.step:.2g} down to {diffs.step / 256:.2g} never agree within the "
-            "tolerance"
-        )
+    if verdict == "inconclusive":
+        reason += _ladder_reason(why, diffs.step)
     if lost:
         reason = _lost_precision_reason(precision_loss, target, reason, diffs.step)
     if extra_failure is not None:
@@ -258,6 +262,29 @@ def pair_result(
         fast_mode=options.fast_mode,
         precision_loss=float(precision_loss),
     )
+
+
+def _ladder_reason(why: dict, step: float) -> str:
+    """What the smaller steps showed about the entries they left undecided."""
+    parts = []
+    steps = f"at steps from {2 * step:.2g} down to {step / 256:.2g}"
+    if why.get(NOISE):
+        parts.append(
+            f"for {why[NOISE]} of them the central differences {steps} never agree within "
+            "the tolerance"
+        )
+    if why.get(WITHIN_STEP):
+        parts.append(
+            f"for {why[WITHIN_STEP]} of them the central differences {steps} disagree with each "
+            "other by more than rounding explains: the function changes within the step "
+            "(it is steeper than the step resolves, or a kink lies within it)"
+        )
+    if why.get(HIDDEN):
+        parts.append(
+            f"for {why[HIDDEN]} of them the output did not move at any of these steps, but "
+            "does at 8 or 32 times the step: its rounding hides a slope of that size"
+        )
+    return "".join("; " + p for p in parts)
 
 
 def _lost_precision_reason(loss, target, reason, step) -> str:
