@@ -214,3 +214,38 @@ def test_float32_module_check_of_a_relu_mlp_with_kinks_within_the_step(norm, los
     x, y = mg.randn(5, 6), mg.randn(5, 3)
     result = quiet(gradcheck_module, model, x, *((y,) if loss else ()), dtype=None)
     assert result.verdict in NOT_FAILED, str(result)
+
+
+# ---------------------------------------------------------------------------- reasons
+def test_a_near_zero_variance_is_named_in_the_reason():
+    # RMSNorm with eps = float64's machine epsilon of a padding row near zero: the
+    # function changes on the scale 1e-8, below the step.
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 8))
+    x[1] = 1e-9 * rng.standard_normal(8)
+    t = mg.tensor(x, requires_grad=True)
+    w = mg.tensor(rng.standard_normal(8), requires_grad=True)
+    pair = quiet(gradcheck, lambda x, w: F.rms_norm(x, (8,), w), (t, w)).pairs[0]
+    assert pair.verdict == "inconclusive"
+    assert "non-differentiable" not in pair.reason
+    assert "nearly constant along axis 1 through [1, " in pair.reason
+    assert "near-zero variance" in pair.reason
+
+
+def test_a_mask_is_named_not_called_a_domain_edge():
+    # nanoGPT's causal mask: -inf where a position may not attend, then softmax. The
+    # masked scores cannot be moved by a step; the others are checked and pass.
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((2, 4, 4))
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    masked = mg.tensor(np.where(causal, scores, -np.inf), requires_grad=True)
+    pair = quiet(gradcheck, lambda s: s.softmax(-1), (masked,)).pairs[0]
+    assert pair.verdict == "passed", pair.reason
+    assert "12 input elements are not finite" in pair.reason and "mask" in pair.reason
+    assert "domain edge" not in pair.reason
+    # The masking itself: the -inf outputs stay -inf, so their slopes are 0, checked.
+    x = mg.tensor(scores, requires_grad=True)
+    mask = mg.tensor(~causal)
+    pair = quiet(gradcheck, lambda x: x.masked_fill(mask, float("-inf")), (x,)).pairs[0]
+    assert pair.verdict == "passed", pair.reason
+    assert "12 output elements are not finite" in pair.reason
