@@ -29,7 +29,8 @@ from minigrad.gradcheck.options import as_tuple
 from minigrad.gradcheck.report import LABELS, GradcheckError, _table
 from minigrad.tensor import Tensor
 
-#: Checked elements per input of a node (a random sample beyond that).
+#: Elements of a node's input checked one by one (chosen by the node's gradient, see
+#: ``node``); the others are checked together along random directions.
 MAX_ELEMENTS = 32
 #: Output elements of a node checked row by row (a random projection beyond that).
 MAX_OUTPUTS = 64
@@ -48,8 +49,14 @@ class NodeResult:
         status: a gradcheck verdict (``"passed"``, ``"failed"``, ``"inconclusive"``,
             ``"vacuous"``, ``"non-differentiable"``) or ``"skipped"``; ``reason`` why.
         result: the node's ``GradcheckResult`` (None when skipped).
-        checked: for each checked input, (elements checked, elements): fewer where
-            the input was sampled.
+        checked: for each checked input, (elements checked one by one, elements):
+            fewer where the input has more than ``max_elements`` (the others are then
+            checked together along random directions).
+        sampling: for each checked input, how its elements were chosen (``"all 24"``,
+            ``"32 of 512: one in each of ... slices along axis 0 that the gradient
+            touches, ...; the other 480 together along 2 random directions"``).
+        rechecked: True where the node was checked again on every element, one by
+            one, after a check on a selection found nothing wrong.
     """
 
     position: int
@@ -59,6 +66,8 @@ class NodeResult:
     reason: str
     result: object = None
     checked: dict = field(default_factory=dict)
+    sampling: dict = field(default_factory=dict)
+    rechecked: bool = False
 
     @property
     def where(self) -> str:
@@ -69,7 +78,14 @@ class NodeResult:
         """The names of the inputs whose gradient this node gets wrong."""
         if self.result is None:
             return []
-        return [p.input_name for p in self.result.pairs if p.verdict == "failed"]
+        # "input 1 (the other 480 elements, 2 directions)" is input 1 too.
+        names = [p.input_name.split(" (")[0] for p in self.result.pairs if p.verdict == "failed"]
+        return list(dict.fromkeys(names))
+
+    @property
+    def sampled(self) -> bool:
+        """True where some input was checked one by one on a selection only."""
+        return any(done < total for done, total in self.checked.values())
 
 
 class GraphCheckResult:
@@ -77,8 +93,11 @@ class GraphCheckResult:
     ``result.first_wrong`` is the first failed node in backward order (or None);
     ``str(result)`` is the report."""
 
-    def __init__(self, nodes: list, atol: float, rtol: float):
-        self.nodes, self.atol, self.rtol = nodes, atol, rtol
+    def __init__(self, nodes: list, atol: float, rtol: float, order: int = 1):
+        self.nodes, self.atol, self.rtol, self.order = nodes, atol, rtol, order
+        #: The verdict of the whole check this one follows (``result.graph_check()``),
+        #: or None.
+        self.after = None
 
     @property
     def wrong(self) -> list:
@@ -113,9 +132,10 @@ class GraphCheckResult:
     def __str__(self) -> str:
         counts = self.counts()
         checked = len(self.nodes) - counts["skipped"]
+        what = ", second derivatives" if self.order == 2 else ""
         lines = [
             f"gradcheck_graph {STATUS_LABELS[self.verdict]} (atol={self.atol:g}, "
-            f"rtol={self.rtol:g}, float64)"
+            f"rtol={self.rtol:g}, float64{what})"
         ]
         first = self.first_wrong
         if first is not None:
@@ -131,14 +151,30 @@ class GraphCheckResult:
         done, total = self.elements()
         if done < total:
             lines.append(
-                f"{done} of {total} input elements checked (inputs larger than "
-                "max_elements are sampled)"
+                f"{done} of {total} input elements checked one by one (of an input larger "
+                "than max_elements: a selection by the node's gradient, and the other "
+                "elements together along random directions)"
             )
+        rechecked = [n for n in self.nodes if n.rechecked]
+        if rechecked:
+            lines.append(
+                f"{len(rechecked)} node(s) checked again on every element, one by one, "
+                "after the check on selected elements found no wrong node"
+            )
+        lines.extend(self._after_a_failure())
         rows = [["#", "node", "module", "verdict", "elements checked"]]
         for n in self.nodes:
             checked = ", ".join(f"{k}: {a}/{b}" for k, (a, b) in n.checked.items())
             rows.append([str(n.position), n.name, n.where, STATUS_LABELS[n.status], checked])
         lines.append(_table(rows, indent="  "))
+        sampled = [n for n in self.nodes if n.sampled]
+        if sampled:
+            lines.append("")
+            lines.append("how the elements of the inputs larger than max_elements were chosen:")
+            for n in sampled:
+                for name, how in n.sampling.items():
+                    if not how.startswith("all "):
+                        lines.append(f"  #{n.position} {n.name} {name}: {how}")
         for n in self.nodes:
             if n.status in ("passed", "vacuous"):
                 continue
@@ -152,6 +188,28 @@ class GraphCheckResult:
             lines.append(str(first.result))
         return "\n".join(lines)
 
+    def _after_a_failure(self) -> list:
+        """What it means that no node is wrong when the whole check failed."""
+        if self.after != "failed" or self.first_wrong is not None:
+            return []
+        skipped = [n for n in self.nodes if n.status == "skipped"]
+        text = (
+            "the whole check failed, but every node's backward agrees with its forward on "
+            "the node's own recorded inputs"
+        )
+        if any(n.sampled for n in self.nodes):
+            text += " (inputs larger than max_elements: a selection one by one, the rest "
+            text += "along random directions; max_elements=None checks every element)"
+        text += (
+            ": the error lies outside the recorded nodes: in computation the graph does "
+            "not see (NumPy on .numpy() data, a detach(), a value saved as a constant "
+            "where its derivative matters), in how nodes are wired together, or in a node "
+            "that was skipped"
+        )
+        if skipped:
+            text += f" ({', '.join(f'#{n.position} {n.name}' for n in skipped)})"
+        return [text]
+
     def __repr__(self) -> str:
         return f"<GraphCheckResult {self.verdict}: {len(self.nodes)} node(s)>"
 
@@ -161,11 +219,13 @@ def gradcheck_graph(
     *args,
     atol: float = 1e-5,
     rtol: float = 1e-3,
-    max_elements: int = MAX_ELEMENTS,
+    max_elements: int | None = MAX_ELEMENTS,
     max_outputs: int = MAX_OUTPUTS,
     seed: int = 0,
     raise_exception: bool = False,
     module=None,
+    order: int = 1,
+    recheck: bool = False,
 ) -> GraphCheckResult:
     """Check the backward of every node of a graph on the node's own inputs.
 
@@ -173,10 +233,13 @@ def gradcheck_graph(
     copies of its inputs, and its backward is compared with central finite
     differences of its forward, with ``gradcheck``'s rule (an entry fails only when
     ``|numerical - analytical| > atol + rtol * |numerical|`` plus the estimated
-    finite-difference error). Inputs with more than ``max_elements`` elements are
-    checked on a random sample of that many, outputs with more than ``max_outputs``
-    elements through a random projection, so each node costs at most a few hundred
-    calls of its forward.
+    finite-difference error). An input with more than ``max_elements`` elements is
+    checked one by one on that many, chosen by the node's own gradient (every element
+    it touches if they fit, else one in each row it touches, such as each row an
+    embedding looked up), and on all the others together along random directions; an
+    output with more than ``max_outputs`` elements through a random projection, so
+    each node costs at most a few hundred calls of its forward. The report says how
+    each input's elements were chosen.
 
     Args:
         outputs: a Tensor (or tuple of Tensors) whose graph was built inside
@@ -184,12 +247,18 @@ def gradcheck_graph(
             called on ``args`` inside ``graph_recording`` to build the graph.
         args: the arguments when ``outputs`` is a function or module.
         atol, rtol: as for ``gradcheck``.
-        max_elements: per node input, the most elements checked (a random sample).
+        max_elements: per node input, the most elements checked one by one; None
+            checks every element one by one.
         max_outputs: per node, the most output elements checked row by row.
-        seed: seed of the samples, projections and cotangents.
+        seed: seed of the selections, projections and cotangents.
         raise_exception: raise ``GradcheckError`` when a node is wrong.
         module: names the module paths when ``outputs`` is a function (a module
             passed as ``outputs`` names them itself).
+        order: 1 checks each node's backward; 2 checks each backward's own
+            derivatives (``gradgradcheck`` of the node: a double backward).
+        recheck: where no node is wrong, check the nodes whose inputs were checked on
+            a selection again on every element, one by one (``result.graph_check()``
+            after a failed whole check does; a direct call does not unless asked).
 
     Returns:
         A ``GraphCheckResult``: ``result.first_wrong`` (the first failed node in
@@ -203,6 +272,12 @@ def gradcheck_graph(
         >>> result.first_wrong is None
         True
     """
+    if order not in (1, 2):
+        raise ValueError(f"gradcheck_graph: order must be 1 or 2, got {order!r}")
+    if max_elements is not None and int(max_elements) < 1:
+        raise ValueError(
+            f"gradcheck_graph: max_elements must be >= 1 or None, got {max_elements!r}"
+        )
     if callable(outputs) and not isinstance(outputs, Tensor):
         root = module if module is not None else outputs
         root = root if hasattr(root, "named_modules") else None
@@ -214,8 +289,8 @@ def gradcheck_graph(
             "gradcheck_graph: the outputs have no graph (grad_fn is None): nothing that "
             "requires grad went into them"
         )
-    order = backward_order(roots)
-    if not any(hasattr(node, "recorded_args") for node in order):
+    order_ = backward_order(roots)
+    if not any(hasattr(node, "recorded_args") for node in order_):
         raise RuntimeError(
             "gradcheck_graph: the graph was not recorded; build it inside "
             "`with mg.autograd.graph_recording(model):`, or pass the model and its "
@@ -223,23 +298,32 @@ def gradcheck_graph(
         )
     nodes = []
     with paused():
-        for position, node in enumerate(order):
-            nodes.append(_check(position, node, atol, rtol, max_elements, max_outputs, seed))
-    result = GraphCheckResult(nodes, atol, rtol)
+        for position, node in enumerate(order_):
+            nodes.append(_check(position, node, atol, rtol, max_elements, max_outputs, seed, order))
+        if recheck and not any(n.status == "failed" for n in nodes):
+            # Nothing wrong on the selections: every element of those inputs, one by one.
+            for k, done in enumerate(nodes):
+                if done.sampled:
+                    again = _check(
+                        done.position, order_[k], atol, rtol, None, max_outputs, seed, order
+                    )
+                    again.rechecked = True
+                    nodes[k] = again
+    result = GraphCheckResult(nodes, atol, rtol, order)
     if raise_exception and not result:
         raise GradcheckError(str(result), result)
     return result
 
 
-def _check(position, node, atol, rtol, max_elements, max_outputs, seed) -> NodeResult:
+def _check(position, node, atol, rtol, max_elements, max_outputs, seed, order) -> NodeResult:
     name = type(node).__name__
     if not hasattr(node, "recorded_args"):
         reason = "not recorded (made outside graph_recording)"
         return NodeResult(position, name, "", "skipped", reason)
-    status, reason, result, checked = check_node(
-        node, atol, rtol, max_elements, max_outputs, seed + position
+    status, reason, result, checked, sampling = check_node(
+        node, atol, rtol, max_elements, max_outputs, seed + position, order
     )
-    return NodeResult(position, name, node.module_path, status, reason, result, checked)
+    return NodeResult(position, name, node.module_path, status, reason, result, checked, sampling)
 
 
 def backward_order(roots: list) -> list:
