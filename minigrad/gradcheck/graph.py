@@ -52,9 +52,11 @@ class NodeResult:
         checked: for each checked input, (elements checked one by one, elements):
             fewer where the input has more than ``max_elements`` (the others are then
             checked together along random directions).
-        sampling: for each checked input, how its elements were chosen (``"all 24"``,
-            ``"32 of 512: one in each of ... slices along axis 0 that the gradient
-            touches, ...; the other 480 together along 2 random directions"``).
+        sampling: for each checked input, how its elements were chosen: a sentence
+            (``"all 24"``, ``"32 of 512: one in each of 10 of the 10 slices along axis 0
+            that the gradient touches, ...; the other 480 together along 2 random
+            directions"``) and the rule in a few words (``"rows of axis 0, +2
+            directions"``).
         rechecked: True where the node was checked again on every element, one by
             one, after a check on a selection found nothing wrong.
     """
@@ -162,19 +164,18 @@ class GraphCheckResult:
                 "after the check on selected elements found no wrong node"
             )
         lines.extend(self._after_a_failure())
-        rows = [["#", "node", "module", "verdict", "elements checked"]]
+        rows = [["#", "node", "module", "verdict", "elements checked one by one"]]
         for n in self.nodes:
-            checked = ", ".join(f"{k}: {a}/{b}" for k, (a, b) in n.checked.items())
+            checked = ", ".join(_checked(k, a, b, n.sampling) for k, (a, b) in n.checked.items())
             rows.append([str(n.position), n.name, n.where, STATUS_LABELS[n.status], checked])
         lines.append(_table(rows, indent="  "))
-        sampled = [n for n in self.nodes if n.sampled]
-        if sampled:
-            lines.append("")
-            lines.append("how the elements of the inputs larger than max_elements were chosen:")
-            for n in sampled:
-                for name, how in n.sampling.items():
-                    if not how.startswith("all "):
-                        lines.append(f"  #{n.position} {n.name} {name}: {how}")
+        if any(n.sampled for n in self.nodes):
+            lines.append(
+                "  (chosen by the node's gradient J^T v: nonzero = every element where it is "
+                "nonzero; rows of axis a = one in each slice along a that it touches, then "
+                "more of those; random = at random among those where it is nonzero; "
+                "+2 directions = all the other elements together along 2 random directions)"
+            )
         for n in self.nodes:
             if n.status in ("passed", "vacuous"):
                 continue
@@ -182,6 +183,9 @@ class GraphCheckResult:
             lines.append(
                 f"#{n.position} {n.name} ({n.where}): {STATUS_LABELS[n.status]}: {n.reason}"
             )
+            for name, (how, _) in n.sampling.items():
+                if not how.startswith("all "):
+                    lines.append(f"  {name}: {how}")
         if first is not None:
             lines.append("")
             lines.append(f"#{first.position} {first.name} in {first.where}:")
@@ -313,6 +317,13 @@ def gradcheck_graph(
     if raise_exception and not result:
         raise GradcheckError(str(result), result)
     return result
+
+
+def _checked(name: str, done: int, total: int, sampling: dict) -> str:
+    """``input 0: 32/512 (rows of axis 0, +2 directions)`` for the node table."""
+    if done == total:
+        return f"{name}: {done}/{total}"
+    return f"{name}: {done}/{total} ({sampling[name][1]})"
 
 
 def _check(position, node, atol, rtol, max_elements, max_outputs, seed, order) -> NodeResult:

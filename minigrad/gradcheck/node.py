@@ -100,6 +100,7 @@ class Selection:
     rest: np.ndarray
     directions: np.ndarray
     how: str
+    tag: str  # the rule in a word, for the report's table (``TAGS``)
 
 
 def select(data, gradient, max_elements: int, rng) -> Selection:
@@ -115,7 +116,7 @@ def select(data, gradient, max_elements: int, rng) -> Selection:
     else:
         nonzero = gradient.reshape(-1) != 0
         touched = np.flatnonzero(nonzero & finite)
-    chosen, how = [], ""
+    chosen, how, tag = [], "", "random"
     if touched.size == 0:
         chosen = list(rng.choice(movable, size=min(max_elements, movable.size), replace=False))
         how = f"{len(chosen)} at random" + (
@@ -124,6 +125,7 @@ def select(data, gradient, max_elements: int, rng) -> Selection:
     elif touched.size <= max_elements:
         chosen = list(touched)
         how = f"every element with a nonzero gradient ({touched.size})"
+        tag = "nonzero"
     else:
         axis, rows = sparse_axis(data.shape, touched)
         if axis is not None:
@@ -135,6 +137,7 @@ def select(data, gradient, max_elements: int, rng) -> Selection:
                 f"one in each of {min(rows.size, max_elements)} of the {rows.size} slices "
                 f"along axis {axis} that the gradient touches"
             )
+            tag = f"rows of axis {axis}"
         room = max_elements - len(chosen)
         if room > 0:
             pool = np.setdiff1d(touched, chosen)
@@ -156,7 +159,9 @@ def select(data, gradient, max_elements: int, rng) -> Selection:
         how += f"; the other {rest.size} together along {REST_DIRECTIONS} random directions"
     if left_out:
         how += f"; {left_out} not finite (a mask's -inf) left out"
-    return Selection(index, rest, directions, how)
+    if rest.size:
+        tag += f", +{REST_DIRECTIONS} directions"
+    return Selection(index, rest, directions, how, tag)
 
 
 def sparse_axis(shape, touched) -> tuple:
@@ -183,7 +188,7 @@ class NodeInputs:
     """
 
     def __init__(self, node, max_elements, rng, gradients=None):
-        self.targets, self.sampled, self.makers, self.sampling = [], {}, [], {}
+        self.targets, self.sampled, self.makers, self.sampling, self.tags = [], {}, [], {}, {}
         made = {}  # one replacement per recorded tensor, so that x * x stays x * x
         needs = tuple(node.needs_input_grad) + (False,) * len(node.recorded_args)
         gradients = gradients or {}
@@ -216,6 +221,7 @@ class NodeInputs:
             self.targets.append(Target(coords, rest_name, i))
         self.sampled[name] = (chosen.index, data.shape)
         self.sampling[name] = f"{chosen.index.size} of {data.size}: {chosen.how}"
+        self.tags[name] = chosen.tag
         return lambda: Assemble.apply(
             values, coords, data, chosen.index, chosen.rest, chosen.directions
         )
@@ -279,7 +285,8 @@ def check_node(
     Returns ``(status, reason, result, checked, sampling)``: status is a gradcheck
     verdict or ``"skipped"``; result the ``GradcheckResult`` (None when skipped);
     checked maps the names of the checked inputs to (elements checked one by one,
-    elements); sampling maps them to a sentence saying how the elements were chosen.
+    elements); sampling maps them to (a sentence saying how the elements were chosen,
+    the rule in a few words).
     """
     rng = np.random.default_rng(seed)
     function = type(node)
@@ -332,7 +339,8 @@ def check_node(
             for entry in pair.worst:
                 flat = int(index[entry.input_index[0]])
                 entry.input_index = tuple(int(k) for k in np.unravel_index(flat, shape))
-    return result.verdict, _reason(result), result, checked, inputs.sampling
+    sampling = {name: (how, inputs.tags.get(name, "all")) for name, how in inputs.sampling.items()}
+    return result.verdict, _reason(result), result, checked, sampling
 
 
 def _reason(result) -> str:

@@ -335,7 +335,8 @@ def further_out(stencil_h, rows: slice, r, c, columns) -> tuple:
         up = got[2 * level][position, rows.start + r]
         down = got[2 * level + 1][position, rows.start + r]
         width = offsets[2 * level][position] - offsets[2 * level + 1][position]
-        values[level] = np.where(up == down, 0.0, up - down) / width
+        with np.errstate(invalid="ignore"):
+            values[level] = np.where(up == down, 0.0, up - down) / width
         moved[level] = (up != base) | (down != base)
     return values, moved
 
