@@ -430,7 +430,9 @@ def directional_values(evaluator: Evaluator, work: np.ndarray, direction: np.nda
         try:
             for m, multiple in enumerate(_FAST_MULTIPLES):
                 flat[...] = x0 + multiple * step * direction
-                shifts[m] = flat.astype(np.float64) - x0
+                moved = flat.astype(np.float64)
+                # An element that stays where it was (a mask's -inf) did not move.
+                shifts[m] = np.where(moved == x0, 0.0, moved - x0)
                 evaluator.values(out=values[m])
         finally:
             flat[...] = original
@@ -446,17 +448,22 @@ def analyse_directional(values, base, cotangent, noise_eps, out_scale, step):
     """
     g1, gm1, g2, gm2 = (values[:, m] for m in range(4))
     v = cotangent
+
+    def change(a, b):  # a - b, 0 where equal (an output that stays -inf did not move)
+        return np.where(a == b, 0.0, a - b)
+
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         # g(h) - g(-h) = J (s1 - s_-1): the derivative along the realized direction
         # w = (s1 - s_-1) / 2h, on which the caller projects the analytical gradient.
-        jvp = (g1 - gm1) / (2.0 * step)  # J w (n_dir, n_out)
+        jvp = change(g1, gm1) / (2.0 * step)  # J w (n_dir, n_out)
         central = np.sum(v * jvp, axis=1)
-        central2 = np.sum(v * (g2 - gm2), axis=1) / (4.0 * step)
+        central2 = np.sum(v * change(g2, gm2), axis=1) / (4.0 * step)
         gap = np.abs(central - central2)
-        right = np.sum(v * (g1 - base), axis=1) / step
-        left = np.sum(v * (base - gm1), axis=1) / step
+        right = np.sum(v * change(g1, base), axis=1) / step
+        left = np.sum(v * change(base, gm1), axis=1) / step
         jump = right - left
-        jump2 = (np.sum(v * (g2 - base), axis=1) - np.sum(v * (base - gm2), axis=1)) / (2 * step)
+        jump2 = np.sum(v * change(g2, base), axis=1) - np.sum(v * change(base, gm2), axis=1)
+        jump2 = jump2 / (2 * step)
         kink_residual = np.abs(jump2 - 2.0 * jump)
         # Rounding of each output, weighted by the cotangent, adds up in quadrature.
         noise = noise_eps * np.sqrt(np.sum((v * out_scale[None, :]) ** 2, axis=1)) / step

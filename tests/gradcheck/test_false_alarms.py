@@ -249,3 +249,33 @@ def test_a_mask_is_named_not_called_a_domain_edge():
     pair = quiet(gradcheck, lambda x: x.masked_fill(mask, float("-inf")), (x,)).pairs[0]
     assert pair.verdict == "passed", pair.reason
     assert "12 output elements are not finite" in pair.reason
+
+
+def test_masks_in_fast_mode_and_a_gradient_that_leaks_through_a_mask():
+    # Fast mode moves every element along a random direction: a -inf stays where it
+    # is, and an output that stays -inf has slope 0 (both once made NaN: a failure).
+    rng = np.random.default_rng(0)
+    scores = rng.standard_normal((2, 4, 4))
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    masked = mg.tensor(np.where(causal, scores, -np.inf), requires_grad=True)
+    assert quiet(gradcheck, lambda s: s.softmax(-1), (masked,), fast_mode=True).passed
+
+    class Fill(mg.autograd.Function):
+        """-inf where a position may not attend; backward keeps the other positions."""
+
+        leak = False
+
+        @staticmethod
+        def forward(ctx, x):
+            return np.where(causal, x.numpy(), -np.inf)
+
+        @classmethod
+        def backward(cls, ctx, g):
+            return g if cls.leak else g * mg.tensor(causal.astype(np.float64))
+
+    x = mg.tensor(scores, requires_grad=True)
+    for fast in (False, True):
+        assert quiet(gradcheck, Fill.apply, (x,), fast_mode=fast).passed
+    Fill.leak = True  # the masked positions pass gradient on: wrong, their slope is 0
+    for fast in (False, True):
+        assert quiet(gradcheck, Fill.apply, (x,), fast_mode=fast).verdict == "failed"
