@@ -35,6 +35,11 @@ MAX_ELEMENTS = 32
 #: Output elements of a node checked row by row (a random projection beyond that).
 MAX_OUTPUTS = 64
 
+#: After a failed whole check with no wrong node, the sampled nodes are checked again
+#: on up to this many elements per input, one by one (every element of the inputs of a
+#: small model; a selection, with the rest along directions, of an embedding table).
+RECHECK_ELEMENTS = 4096
+
 STATUS_LABELS = dict(LABELS, skipped="skipped")
 
 
@@ -160,8 +165,9 @@ class GraphCheckResult:
         rechecked = [n for n in self.nodes if n.rechecked]
         if rechecked:
             lines.append(
-                f"{len(rechecked)} node(s) checked again on every element, one by one, "
-                "after the check on selected elements found no wrong node"
+                f"{len(rechecked)} node(s) checked again on every element (up to "
+                f"{RECHECK_ELEMENTS} per input), one by one, after the check on selected "
+                "elements found no wrong node"
             )
         lines.extend(self._after_a_failure())
         rows = [["#", "node", "module", "verdict", "elements checked one by one"]]
@@ -261,8 +267,9 @@ def gradcheck_graph(
         order: 1 checks each node's backward; 2 checks each backward's own
             derivatives (``gradgradcheck`` of the node: a double backward).
         recheck: where no node is wrong, check the nodes whose inputs were checked on
-            a selection again on every element, one by one (``result.graph_check()``
-            after a failed whole check does; a direct call does not unless asked).
+            a selection again on every element (up to ``RECHECK_ELEMENTS`` per input),
+            one by one (``result.graph_check()`` after a failed whole check does; a
+            direct call does not unless asked).
 
     Returns:
         A ``GraphCheckResult``: ``result.first_wrong`` (the first failed node in
@@ -309,7 +316,14 @@ def gradcheck_graph(
             for k, done in enumerate(nodes):
                 if done.sampled:
                     again = _check(
-                        done.position, order_[k], atol, rtol, None, max_outputs, seed, order
+                        done.position,
+                        order_[k],
+                        atol,
+                        rtol,
+                        RECHECK_ELEMENTS,
+                        max_outputs,
+                        seed,
+                        order,
                     )
                     again.rechecked = True
                     nodes[k] = again
