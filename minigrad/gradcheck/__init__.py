@@ -14,9 +14,11 @@ Read it from the core outwards:
   called wrong;
 - ``run``: the steps of one check; ``fast``: random projections for large inputs;
 - ``report``: ``GradcheckResult`` and the readable message;
-- ``api``: ``gradcheck`` and ``gradgradcheck``; ``module``: ``gradcheck_module``;
+- ``api``: ``gradcheck`` and ``gradgradcheck`` (``second``: the second-order check
+  they and the node checks share); ``module``: ``gradcheck_module``;
 - ``graph``: ``gradcheck_graph``, every node of a recorded graph checked on its own
-  inputs (``node``: the check of one node).
+  inputs (``node``: the check of one node, and how the elements of a large input are
+  chosen).
 
 The package sits above ``autograd`` and ``nn``; neither imports it (``minigrad.autograd``
 re-exports the public names lazily, for PyTorch's spelling).

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from minigrad.autograd.api import grad as autograd_grad
-from minigrad.autograd.grad_mode import enable_grad, is_grad_enabled
+from minigrad.autograd.grad_mode import enable_grad
 from minigrad.functions.constant import constant
 from minigrad.gradcheck.graph import gradcheck_graph
 from minigrad.gradcheck.options import (
@@ -28,6 +28,7 @@ from minigrad.gradcheck.options import (
 )
 from minigrad.gradcheck.report import GradcheckError, GradcheckResult, GradcheckWarning
 from minigrad.gradcheck.run import low_precision_note, run_check
+from minigrad.gradcheck.second import differentiable_outputs, second_order_check
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
@@ -103,9 +104,7 @@ def gradcheck(
     options = make_options(eps, atol, rtol, nondet_tol, fast_mode, num_directions, seed)
     warn_low_precision(targets, eps, stacklevel=2)
     result = run_check(lambda: fn(*inputs), targets, options, "gradcheck")
-    result.graph_check = lambda **kwargs: gradcheck_graph(
-        fn, *inputs, atol=atol, rtol=rtol, **kwargs
-    )
+    result.graph_check = follow_up(result, lambda **kw: gradcheck_graph(fn, *inputs, **kw))
     return finish(result, raise_exception, return_result, stacklevel=2)
 
 
@@ -152,19 +151,10 @@ def gradgradcheck(
     tensors = [t.tensor for t in targets]
     with enable_grad():
         outputs = as_tuple(fn(*inputs))
-    positions = [
-        j
-        for j, o in enumerate(outputs)
-        if isinstance(o, Tensor) and o.dtype.kind == "f" and o.requires_grad
-    ]
-    if not positions:
-        raise ValueError(
-            "gradgradcheck: no output of the function requires grad, so there is no first "
-            "derivative to differentiate"
-        )
+    positions = differentiable_outputs(outputs)
     rng = np.random.default_rng(seed)
-    given = grad_outputs is not None
-    if given:
+    cotangents = None
+    if grad_outputs is not None:
         grad_outputs = as_tuple(grad_outputs)
         if len(grad_outputs) != len(positions):
             raise ValueError(
@@ -181,34 +171,6 @@ def gradgradcheck(
                     f"{shape_str(outputs[j].shape)}"
                 )
             cotangents.append(Tensor(data, requires_grad=True))
-    else:
-        cotangents = [
-            Tensor(
-                rng.standard_normal(outputs[j].shape).astype(outputs[j].dtype), requires_grad=True
-            )
-            for j in positions
-        ]
-
-    def first_derivatives():
-        # During finite differences grad mode is off: only values are needed there.
-        build = is_grad_enabled()
-        with enable_grad():
-            outs = as_tuple(fn(*inputs))
-            grads = autograd_grad(
-                [outs[j] for j in positions],
-                tensors,
-                cotangents,
-                create_graph=build,
-                retain_graph=build,
-                allow_unused=True,
-            )
-        return tuple(
-            g if g is not None else constant(np.zeros(t.shape, t.dtype))
-            for g, t in zip(grads, tensors)
-        )
-
-    notes = []
-    if given:
         blind = _blind_cotangent(fn, inputs, positions, tensors, cotangents, rng)
         if blind:
             # Nothing can be learnt at this v; a random one still tests the backward's
@@ -234,23 +196,33 @@ def gradgradcheck(
                 f"{result.verdict}.",
             )
             return finish(result, raise_exception, return_result, stacklevel=2, pair_warnings=False)
-    second = [Target(v, f"grad_outputs[{k}]", len(inputs) + k) for k, v in enumerate(cotangents)]
-    output_names = {k: f"grad[{t.name}]" for k, t in enumerate(targets)}
     warn_low_precision(targets, eps, stacklevel=2)
-    result = run_check(first_derivatives, targets + second, options, "gradgradcheck", output_names)
-    result.notes.extend(notes)
-    # The pairs with respect to grad_outputs only re-check J itself; the second
-    # derivatives are the pairs with respect to the inputs.
-    second_order = [p for p in result.pairs if not p.input_name.startswith("grad_outputs")]
-    if second_order and all(p.verdict == "vacuous" for p in second_order):
-        if result.verdict != "failed":
-            result.verdict = "vacuous"
-        if not notes:
-            result.notes.append(
-                "every second derivative is zero: fn is linear in its inputs, so there is "
-                "nothing to check at second order"
-            )
+    result = second_order_check(
+        lambda: fn(*inputs), targets, options, "gradgradcheck", rng, cotangents
+    )
+    result.graph_check = follow_up(result, lambda **kw: gradcheck_graph(fn, *inputs, **kw), order=2)
     return finish(result, raise_exception, return_result, stacklevel=2, pair_warnings=False)
+
+
+def follow_up(result: GradcheckResult, check_graph, order: int = 1):
+    """``result.graph_check``: ``gradcheck_graph`` of the same computation, with the
+    result's tolerances; where no node is wrong it checks the nodes whose inputs were
+    checked on a selection again on every element (``recheck``), and its report says
+    what a whole check that failed with no wrong node means."""
+
+    def graph_check(**kwargs):
+        kwargs = {
+            "atol": result.atol,
+            "rtol": result.rtol,
+            "order": order,
+            "recheck": True,
+            **kwargs,
+        }
+        found = check_graph(**kwargs)
+        found.after = result.verdict
+        return found
+
+    return graph_check
 
 
 def finish(

@@ -61,6 +61,8 @@ def fast_check(evaluator, checked, targets, steps, base, names, options, problem
     for i, t in enumerate(targets):
         size = t.tensor._data.size
         directions = rng.standard_normal((n_dir, size))
+        # Elements that are not finite (a mask's -inf) cannot be moved: left out.
+        directions[:, ~np.isfinite(t.tensor._data.reshape(-1))] = 0.0
         values = np.empty((n_dir, 4, evaluator.size))
         shifts = np.empty((n_dir, 4, size))
         for d in range(n_dir):

@@ -29,10 +29,16 @@ from minigrad.gradcheck.options import as_tuple
 from minigrad.gradcheck.report import LABELS, GradcheckError, _table
 from minigrad.tensor import Tensor
 
-#: Checked elements per input of a node (a random sample beyond that).
+#: Elements of a node's input checked one by one (chosen by the node's gradient, see
+#: ``node``); the others are checked together along random directions.
 MAX_ELEMENTS = 32
 #: Output elements of a node checked row by row (a random projection beyond that).
 MAX_OUTPUTS = 64
+
+#: After a failed whole check with no wrong node, the sampled nodes are checked again
+#: on up to this many elements per input, one by one (every element of the inputs of a
+#: small model; a selection, with the rest along directions, of an embedding table).
+RECHECK_ELEMENTS = 4096
 
 STATUS_LABELS = dict(LABELS, skipped="skipped")
 
@@ -48,8 +54,16 @@ class NodeResult:
         status: a gradcheck verdict (``"passed"``, ``"failed"``, ``"inconclusive"``,
             ``"vacuous"``, ``"non-differentiable"``) or ``"skipped"``; ``reason`` why.
         result: the node's ``GradcheckResult`` (None when skipped).
-        checked: for each checked input, (elements checked, elements): fewer where
-            the input was sampled.
+        checked: for each checked input, (elements checked one by one, elements):
+            fewer where the input has more than ``max_elements`` (the others are then
+            checked together along random directions).
+        sampling: for each checked input, how its elements were chosen: a sentence
+            (``"all 24"``, ``"32 of 512: one in each of 10 of the 10 slices along axis 0
+            that the gradient touches, ...; the other 480 together along 2 random
+            directions"``) and the rule in a few words (``"rows of axis 0, +2
+            directions"``).
+        rechecked: True where the node was checked again on every element, one by
+            one, after a check on a selection found nothing wrong.
     """
 
     position: int
@@ -59,6 +73,8 @@ class NodeResult:
     reason: str
     result: object = None
     checked: dict = field(default_factory=dict)
+    sampling: dict = field(default_factory=dict)
+    rechecked: bool = False
 
     @property
     def where(self) -> str:
@@ -69,7 +85,14 @@ class NodeResult:
         """The names of the inputs whose gradient this node gets wrong."""
         if self.result is None:
             return []
-        return [p.input_name for p in self.result.pairs if p.verdict == "failed"]
+        # "input 1 (the other 480 elements, 2 directions)" is input 1 too.
+        names = [p.input_name.split(" (")[0] for p in self.result.pairs if p.verdict == "failed"]
+        return list(dict.fromkeys(names))
+
+    @property
+    def sampled(self) -> bool:
+        """True where some input was checked one by one on a selection only."""
+        return any(done < total for done, total in self.checked.values())
 
 
 class GraphCheckResult:
@@ -77,8 +100,11 @@ class GraphCheckResult:
     ``result.first_wrong`` is the first failed node in backward order (or None);
     ``str(result)`` is the report."""
 
-    def __init__(self, nodes: list, atol: float, rtol: float):
-        self.nodes, self.atol, self.rtol = nodes, atol, rtol
+    def __init__(self, nodes: list, atol: float, rtol: float, order: int = 1):
+        self.nodes, self.atol, self.rtol, self.order = nodes, atol, rtol, order
+        #: The verdict of the whole check this one follows (``result.graph_check()``),
+        #: or None.
+        self.after = None
 
     @property
     def wrong(self) -> list:
@@ -113,9 +139,10 @@ class GraphCheckResult:
     def __str__(self) -> str:
         counts = self.counts()
         checked = len(self.nodes) - counts["skipped"]
+        what = ", second derivatives" if self.order == 2 else ""
         lines = [
             f"gradcheck_graph {STATUS_LABELS[self.verdict]} (atol={self.atol:g}, "
-            f"rtol={self.rtol:g}, float64)"
+            f"rtol={self.rtol:g}, float64{what})"
         ]
         first = self.first_wrong
         if first is not None:
@@ -131,14 +158,30 @@ class GraphCheckResult:
         done, total = self.elements()
         if done < total:
             lines.append(
-                f"{done} of {total} input elements checked (inputs larger than "
-                "max_elements are sampled)"
+                f"{done} of {total} input elements checked one by one (of an input larger "
+                "than max_elements: a selection by the node's gradient, and the other "
+                "elements together along random directions)"
             )
-        rows = [["#", "node", "module", "verdict", "elements checked"]]
+        rechecked = [n for n in self.nodes if n.rechecked]
+        if rechecked:
+            lines.append(
+                f"{len(rechecked)} node(s) checked again on every element (up to "
+                f"{RECHECK_ELEMENTS} per input), one by one, after the check on selected "
+                "elements found no wrong node"
+            )
+        lines.extend(self._after_a_failure())
+        rows = [["#", "node", "module", "verdict", "elements checked one by one"]]
         for n in self.nodes:
-            checked = ", ".join(f"{k}: {a}/{b}" for k, (a, b) in n.checked.items())
+            checked = ", ".join(_checked(k, a, b, n.sampling) for k, (a, b) in n.checked.items())
             rows.append([str(n.position), n.name, n.where, STATUS_LABELS[n.status], checked])
         lines.append(_table(rows, indent="  "))
+        if any(n.sampled for n in self.nodes):
+            lines.append(
+                "  (chosen by the node's gradient J^T v: nonzero = every element where it is "
+                "nonzero; rows of axis a = one in each slice along a that it touches, then "
+                "more of those; random = at random among those where it is nonzero; "
+                "+2 directions = all the other elements together along 2 random directions)"
+            )
         for n in self.nodes:
             if n.status in ("passed", "vacuous"):
                 continue
@@ -146,11 +189,36 @@ class GraphCheckResult:
             lines.append(
                 f"#{n.position} {n.name} ({n.where}): {STATUS_LABELS[n.status]}: {n.reason}"
             )
+            for name, (how, _) in n.sampling.items():
+                if not how.startswith("all "):
+                    lines.append(f"  {name}: {how}")
         if first is not None:
             lines.append("")
             lines.append(f"#{first.position} {first.name} in {first.where}:")
             lines.append(str(first.result))
         return "\n".join(lines)
+
+    def _after_a_failure(self) -> list:
+        """What it means that no node is wrong when the whole check failed."""
+        if self.after != "failed" or self.first_wrong is not None:
+            return []
+        skipped = [n for n in self.nodes if n.status == "skipped"]
+        text = (
+            "the whole check failed, but every node's backward agrees with its forward on "
+            "the node's own recorded inputs"
+        )
+        if any(n.sampled for n in self.nodes):
+            text += " (inputs larger than max_elements: a selection one by one, the rest "
+            text += "along random directions; max_elements=None checks every element)"
+        text += (
+            ": the error lies outside the recorded nodes: in computation the graph does "
+            "not see (NumPy on .numpy() data, a detach(), a value saved as a constant "
+            "where its derivative matters), in how nodes are wired together, or in a node "
+            "that was skipped"
+        )
+        if skipped:
+            text += f" ({', '.join(f'#{n.position} {n.name}' for n in skipped)})"
+        return [text]
 
     def __repr__(self) -> str:
         return f"<GraphCheckResult {self.verdict}: {len(self.nodes)} node(s)>"
@@ -161,11 +229,13 @@ def gradcheck_graph(
     *args,
     atol: float = 1e-5,
     rtol: float = 1e-3,
-    max_elements: int = MAX_ELEMENTS,
+    max_elements: int | None = MAX_ELEMENTS,
     max_outputs: int = MAX_OUTPUTS,
     seed: int = 0,
     raise_exception: bool = False,
     module=None,
+    order: int = 1,
+    recheck: bool = False,
 ) -> GraphCheckResult:
     """Check the backward of every node of a graph on the node's own inputs.
 
@@ -173,10 +243,13 @@ def gradcheck_graph(
     copies of its inputs, and its backward is compared with central finite
     differences of its forward, with ``gradcheck``'s rule (an entry fails only when
     ``|numerical - analytical| > atol + rtol * |numerical|`` plus the estimated
-    finite-difference error). Inputs with more than ``max_elements`` elements are
-    checked on a random sample of that many, outputs with more than ``max_outputs``
-    elements through a random projection, so each node costs at most a few hundred
-    calls of its forward.
+    finite-difference error). An input with more than ``max_elements`` elements is
+    checked one by one on that many, chosen by the node's own gradient (every element
+    it touches if they fit, else one in each row it touches, such as each row an
+    embedding looked up), and on all the others together along random directions; an
+    output with more than ``max_outputs`` elements through a random projection, so
+    each node costs at most a few hundred calls of its forward. The report says how
+    each input's elements were chosen.
 
     Args:
         outputs: a Tensor (or tuple of Tensors) whose graph was built inside
@@ -184,12 +257,19 @@ def gradcheck_graph(
             called on ``args`` inside ``graph_recording`` to build the graph.
         args: the arguments when ``outputs`` is a function or module.
         atol, rtol: as for ``gradcheck``.
-        max_elements: per node input, the most elements checked (a random sample).
+        max_elements: per node input, the most elements checked one by one; None
+            checks every element one by one.
         max_outputs: per node, the most output elements checked row by row.
-        seed: seed of the samples, projections and cotangents.
+        seed: seed of the selections, projections and cotangents.
         raise_exception: raise ``GradcheckError`` when a node is wrong.
         module: names the module paths when ``outputs`` is a function (a module
             passed as ``outputs`` names them itself).
+        order: 1 checks each node's backward; 2 checks each backward's own
+            derivatives (``gradgradcheck`` of the node: a double backward).
+        recheck: where no node is wrong, check the nodes whose inputs were checked on
+            a selection again on every element (up to ``RECHECK_ELEMENTS`` per input),
+            one by one (``result.graph_check()`` after a failed whole check does; a
+            direct call does not unless asked).
 
     Returns:
         A ``GraphCheckResult``: ``result.first_wrong`` (the first failed node in
@@ -203,6 +283,12 @@ def gradcheck_graph(
         >>> result.first_wrong is None
         True
     """
+    if order not in (1, 2):
+        raise ValueError(f"gradcheck_graph: order must be 1 or 2, got {order!r}")
+    if max_elements is not None and int(max_elements) < 1:
+        raise ValueError(
+            f"gradcheck_graph: max_elements must be >= 1 or None, got {max_elements!r}"
+        )
     if callable(outputs) and not isinstance(outputs, Tensor):
         root = module if module is not None else outputs
         root = root if hasattr(root, "named_modules") else None
@@ -214,8 +300,8 @@ def gradcheck_graph(
             "gradcheck_graph: the outputs have no graph (grad_fn is None): nothing that "
             "requires grad went into them"
         )
-    order = backward_order(roots)
-    if not any(hasattr(node, "recorded_args") for node in order):
+    order_ = backward_order(roots)
+    if not any(hasattr(node, "recorded_args") for node in order_):
         raise RuntimeError(
             "gradcheck_graph: the graph was not recorded; build it inside "
             "`with mg.autograd.graph_recording(model):`, or pass the model and its "
@@ -223,23 +309,46 @@ def gradcheck_graph(
         )
     nodes = []
     with paused():
-        for position, node in enumerate(order):
-            nodes.append(_check(position, node, atol, rtol, max_elements, max_outputs, seed))
-    result = GraphCheckResult(nodes, atol, rtol)
+        for position, node in enumerate(order_):
+            nodes.append(_check(position, node, atol, rtol, max_elements, max_outputs, seed, order))
+        if recheck and not any(n.status == "failed" for n in nodes):
+            # Nothing wrong on the selections: every element of those inputs, one by one.
+            for k, done in enumerate(nodes):
+                if done.sampled:
+                    again = _check(
+                        done.position,
+                        order_[k],
+                        atol,
+                        rtol,
+                        RECHECK_ELEMENTS,
+                        max_outputs,
+                        seed,
+                        order,
+                    )
+                    again.rechecked = True
+                    nodes[k] = again
+    result = GraphCheckResult(nodes, atol, rtol, order)
     if raise_exception and not result:
         raise GradcheckError(str(result), result)
     return result
 
 
-def _check(position, node, atol, rtol, max_elements, max_outputs, seed) -> NodeResult:
+def _checked(name: str, done: int, total: int, sampling: dict) -> str:
+    """``input 0: 32/512 (rows of axis 0, +2 directions)`` for the node table."""
+    if done == total:
+        return f"{name}: {done}/{total}"
+    return f"{name}: {done}/{total} ({sampling[name][1]})"
+
+
+def _check(position, node, atol, rtol, max_elements, max_outputs, seed, order) -> NodeResult:
     name = type(node).__name__
     if not hasattr(node, "recorded_args"):
         reason = "not recorded (made outside graph_recording)"
         return NodeResult(position, name, "", "skipped", reason)
-    status, reason, result, checked = check_node(
-        node, atol, rtol, max_elements, max_outputs, seed + position
+    status, reason, result, checked, sampling = check_node(
+        node, atol, rtol, max_elements, max_outputs, seed + position, order
     )
-    return NodeResult(position, name, node.module_path, status, reason, result, checked)
+    return NodeResult(position, name, node.module_path, status, reason, result, checked, sampling)
 
 
 def backward_order(roots: list) -> list:

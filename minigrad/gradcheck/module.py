@@ -31,7 +31,7 @@ import contextlib
 import numpy as np
 
 from minigrad.functions.constant import constant
-from minigrad.gradcheck.api import finish, warn_low_precision
+from minigrad.gradcheck.api import finish, follow_up, warn_low_precision
 from minigrad.gradcheck.graph import gradcheck_graph
 from minigrad.gradcheck.options import DEFAULT_EPS, Target, make_options
 from minigrad.gradcheck.run import run_check
@@ -111,12 +111,12 @@ def gradcheck_module(
         warn_low_precision(targets, eps, stacklevel=2)
         result = run_check(evaluate, targets, options, "gradcheck_module")
 
-    def graph_check(**kwargs):
+    def check_graph(**kwargs):
         with prepared(module, train, dropout, dtype) as reset:
             reset()
-            return gradcheck_graph(module, *args, atol=atol, rtol=rtol, **kwargs)
+            return gradcheck_graph(module, *args, **kwargs)
 
-    result.graph_check = graph_check
+    result.graph_check = follow_up(result, check_graph)
     return finish(result, raise_exception, return_result, stacklevel=2)
 
 

@@ -68,6 +68,10 @@ from minigrad.tensor import Tensor
 #: Columns refined at random to measure how the function amplifies rounding.
 CALIBRATION_COLUMNS = 16
 
+#: An output that moves by this fraction of its size within a step moves for a reason:
+#: such a change is structure of the function, never a measure of rounding noise.
+SWING = 0.25
+
 #: The rounding error of a central difference is taken as this many (amplified)
 #: rounding units: about five standard deviations of the measured noise, so that
 #: thousands of correct entries stay clear of it.
@@ -145,6 +149,15 @@ def stencil(evaluator: Evaluator, work: np.ndarray, step: float, columns, multip
     return values, offsets
 
 
+def moved_quotient(upper: np.ndarray, lower: np.ndarray, step) -> np.ndarray:
+    """``((upper - lower) / step).T``, with 0 wherever the two values are equal: an output
+    that did not move (infinities included: a mask's -inf stays -inf) has no slope
+    there, while ``-inf - -inf`` would be NaN."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        quotient = np.where(upper == lower, 0.0, upper - lower) / step
+    return np.ascontiguousarray(quotient.T)
+
+
 @dataclass
 class Differences:
     """Finite-difference results for a block of derivatives.
@@ -157,7 +170,9 @@ class Differences:
     entries whose output moved at all when the input did; ``kappa`` is the measured
     amplification of rounding; ``row_scale`` the largest |central| of each output row;
     ``converging`` is False where central(h), central(2h), central(4h) do not converge;
-    ``smooth`` is False where the slope changes by more than itself within one step.
+    ``smooth`` is False where the slope changes by more than itself within one step;
+    ``frozen`` marks the input elements (columns) that are not finite and were not
+    checked.
     """
 
     central: np.ndarray
@@ -172,6 +187,7 @@ class Differences:
     row_scale: np.ndarray | float = 0.0
     converging: np.ndarray | bool = True
     smooth: np.ndarray | bool = True
+    frozen: np.ndarray | bool = False
 
 
 class Stencil:
@@ -181,23 +197,37 @@ class Stencil:
     def __init__(self, evaluator: Evaluator, work: np.ndarray, step: float, base: np.ndarray):
         self.evaluator, self.work, self.step, self.base = evaluator, work, step, base
         n_in = work.size
-        (g1, gm1), (a1, b1) = stencil(evaluator, work, step, range(n_in), (1.0, -1.0))
+        # An element that is not finite (a mask's -inf) cannot be moved by a step: it is
+        # left out of the check (``frozen``) and never perturbed.
+        self.frozen = ~np.isfinite(work.reshape(-1))
+        self.free = np.flatnonzero(~self.frozen)
+        n_out = evaluator.size
+        g1, gm1 = np.repeat(base[None, :], n_in, axis=0), np.repeat(base[None, :], n_in, axis=0)
+        a1, b1 = np.full(n_in, np.nan), np.full(n_in, np.nan)
+        if self.free.size:
+            (g1[self.free], gm1[self.free]), (a1[self.free], b1[self.free]) = stencil(
+                evaluator, work, step, self.free, (1.0, -1.0)
+            )
         a1, b1 = a1[:, None], b1[:, None]  # realized +h (> 0) and -h (< 0)
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            # (n_out, n_in) from here on: rows are outputs, columns input elements.
-            self.central = np.ascontiguousarray(((g1 - gm1) / (a1 - b1)).T)
-            self.right = np.ascontiguousarray(((g1 - base) / a1).T)
-            self.left = np.ascontiguousarray(((base - gm1) / -b1).T)
+        # (n_out, n_in) from here on: rows are outputs, columns input elements.
+        self.central = moved_quotient(g1, gm1, a1 - b1)
+        self.right = moved_quotient(g1, base, a1)
+        self.left = moved_quotient(base, gm1, -b1)
         self.coupled = np.ascontiguousarray(((g1 != base) | (gm1 != base)).T)
-        self.h = a1[:, 0]
-        self.gap = np.full(self.central.shape, np.nan)
-        self.central2 = np.full(self.central.shape, np.nan)
-        self.gap_wide = np.full(self.central.shape, np.nan)
-        self.slope_change = np.zeros(self.central.shape)
-        self.kink_residual = np.zeros(self.central.shape)
+        self.moved = self.coupled.copy()  # at +-h only (``coupled`` grows with refine)
+        self.central[:, self.frozen] = self.right[:, self.frozen] = self.left[:, self.frozen] = 0.0
+        self.h = np.where(self.frozen, step, a1[:, 0])
+        shape = (n_out, n_in)
+        self.gap = np.full(shape, np.nan)
+        self.central2 = np.full(shape, np.nan)
+        self.moved2 = np.zeros(shape, dtype=bool)
+        self.jump2 = np.full(shape, np.nan)
+        self.gap_wide = np.full(shape, np.nan)
+        self.slope_change = np.zeros(shape)
+        self.kink_residual = np.zeros(shape)
         self.refined = np.zeros(n_in, dtype=bool)
         self.calibration = np.zeros(0, dtype=int)
-        self.noise_like = np.zeros((self.central.shape[0], 0), dtype=bool)
+        self.noise_like = np.zeros((n_out, 0), dtype=bool)
 
     def support(self) -> np.ndarray:
         """(n_out, n_in) bool: the entries whose output moved when the input did."""
@@ -206,7 +236,8 @@ class Stencil:
     def refine(self, columns) -> None:
         """Take the +-2h and +-4h steps for these columns: the gap, the kink shape and
         whether the differences converge become known."""
-        columns = np.array([k for k in columns if not self.refined[k]], dtype=int)
+        done = self.refined | self.frozen
+        columns = np.array([k for k in columns if not done[k]], dtype=int)
         if columns.size == 0:
             return
         multiples = (2.0, -2.0, 4.0, -4.0)
@@ -215,20 +246,22 @@ class Stencil:
         )
         a2, b2, a4, b4 = a2[:, None], b2[:, None], a4[:, None], b4[:, None]
         base = self.base
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            central2 = ((g2 - gm2) / (a2 - b2)).T
-            central4 = ((g4 - gm4) / (a4 - b4)).T
-            right2, left2 = ((g2 - base) / a2).T, ((base - gm2) / -b2).T
+        central2 = moved_quotient(g2, gm2, a2 - b2)
+        central4 = moved_quotient(g4, gm4, a4 - b4)
+        right2, left2 = moved_quotient(g2, base, a2), moved_quotient(base, gm2, -b2)
+        with np.errstate(invalid="ignore", over="ignore"):
             jump2 = right2 - left2
             jump = self.right[:, columns] - self.left[:, columns]
             self.slope_change[:, columns] = np.abs(right2 - self.right[:, columns]) + np.abs(
                 left2 - self.left[:, columns]
             )
             self.central2[:, columns] = central2
+            self.jump2[:, columns] = jump2
             self.gap[:, columns] = np.abs(self.central[:, columns] - central2)
             self.gap_wide[:, columns] = np.abs(central2 - central4)
             self.kink_residual[:, columns] = np.abs(jump2 - 2.0 * jump)
         moved = ((g2 != base) | (gm2 != base)).T
+        self.moved2[:, columns] = moved
         self.coupled[:, columns] |= moved
         self.refined[columns] = True
 
@@ -240,9 +273,8 @@ class Stencil:
         than twice the gap between h and 2h, noise dominates (truncation alone would
         make it four times larger), and the gap measures the noise.
         """
-        n_in = self.work.size
-        count = min(n_in, CALIBRATION_COLUMNS)
-        cal = np.sort(rng.choice(n_in, size=count, replace=False))
+        count = min(self.free.size, CALIBRATION_COLUMNS)
+        cal = np.sort(self.free[rng.choice(self.free.size, size=count, replace=False)])
         self.calibration = cal
         self.refine(cal)
         with np.errstate(invalid="ignore"):
@@ -261,10 +293,17 @@ class Stencil:
             smooth = np.abs(self.right[rows] - self.left[rows]) <= slope
             smooth &= self.slope_change[rows] <= slope  # from h to 2h, either side
         cal = self.calibration
+        # An output that moves by a quarter of its size within the step moves for a
+        # reason: that is the function's structure, not rounding noise to measure.
+        with np.errstate(invalid="ignore", over="ignore"):
+            swing = (
+                np.abs(central[:, cal]) * 2.0 * self.h[cal]
+                >= SWING * output_scale(self.base[rows])[:, None]
+            )
         kappa = _amplification(
             self.gap[rows][:, cal],
             resolution[:, cal],
-            coupled[:, cal] & self.noise_like[rows] & smooth[:, cal],
+            coupled[:, cal] & self.noise_like[rows] & smooth[:, cal] & ~swing,
         )
         # Coupled entries: NOISE_BOUND amplified rounding units. An output that did not
         # move at all hides any slope below two rounding units over the step.
@@ -303,6 +342,7 @@ class Stencil:
             row_scale=row_scale[:, None],
             converging=converging,
             smooth=smooth | ~coupled,
+            frozen=self.frozen,
         )
 
     def hidden_slope(self, rows: slice, noise_eps: float) -> np.ndarray:
@@ -326,7 +366,8 @@ class Stencil:
         like a number of size 1)."""
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
             slopes = np.nan_to_num(np.abs(self.central[rows]), nan=0.0, posinf=0.0)
-            carried = slopes @ np.abs(self.work.reshape(-1).astype(np.float64))
+            magnitude = np.abs(self.work.reshape(-1).astype(np.float64))
+            carried = slopes @ np.where(self.frozen, 0.0, magnitude)
             values = np.nan_to_num(np.abs(self.base[rows]), nan=0.0, posinf=0.0)
             scale = values + np.nan_to_num(carried, posinf=np.finfo(float).max)
             # The spacing of numbers in [2^e, 2^(e+1)) is eps * 2^e.
@@ -389,7 +430,9 @@ def directional_values(evaluator: Evaluator, work: np.ndarray, direction: np.nda
         try:
             for m, multiple in enumerate(_FAST_MULTIPLES):
                 flat[...] = x0 + multiple * step * direction
-                shifts[m] = flat.astype(np.float64) - x0
+                moved = flat.astype(np.float64)
+                # An element that stays where it was (a mask's -inf) did not move.
+                shifts[m] = np.where(moved == x0, 0.0, moved - x0)
                 evaluator.values(out=values[m])
         finally:
             flat[...] = original
@@ -405,17 +448,22 @@ def analyse_directional(values, base, cotangent, noise_eps, out_scale, step):
     """
     g1, gm1, g2, gm2 = (values[:, m] for m in range(4))
     v = cotangent
+
+    def change(a, b):  # a - b, 0 where equal (an output that stays -inf did not move)
+        return np.where(a == b, 0.0, a - b)
+
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         # g(h) - g(-h) = J (s1 - s_-1): the derivative along the realized direction
         # w = (s1 - s_-1) / 2h, on which the caller projects the analytical gradient.
-        jvp = (g1 - gm1) / (2.0 * step)  # J w (n_dir, n_out)
+        jvp = change(g1, gm1) / (2.0 * step)  # J w (n_dir, n_out)
         central = np.sum(v * jvp, axis=1)
-        central2 = np.sum(v * (g2 - gm2), axis=1) / (4.0 * step)
+        central2 = np.sum(v * change(g2, gm2), axis=1) / (4.0 * step)
         gap = np.abs(central - central2)
-        right = np.sum(v * (g1 - base), axis=1) / step
-        left = np.sum(v * (base - gm1), axis=1) / step
+        right = np.sum(v * change(g1, base), axis=1) / step
+        left = np.sum(v * change(base, gm1), axis=1) / step
         jump = right - left
-        jump2 = (np.sum(v * (g2 - base), axis=1) - np.sum(v * (base - gm2), axis=1)) / (2 * step)
+        jump2 = np.sum(v * change(g2, base), axis=1) - np.sum(v * change(base, gm2), axis=1)
+        jump2 = jump2 / (2 * step)
         kink_residual = np.abs(jump2 - 2.0 * jump)
         # Rounding of each output, weighted by the cotangent, adds up in quadrature.
         noise = noise_eps * np.sqrt(np.sum((v * out_scale[None, :]) ** 2, axis=1)) / step

@@ -112,7 +112,7 @@ class PairResult:
             out = self.output_name
         else:
             out = f"output {self.output} ({self.output_name})"
-        if self.input_name == f"input {self.input}":
+        if self.input_name.startswith(f"input {self.input}"):
             inp = self.input_name
         else:
             inp = f"input {self.input} ({self.input_name})"

@@ -41,10 +41,6 @@ from minigrad.gradcheck.report import GradcheckResult
 from minigrad.gradcheck.steps import revisit
 from minigrad.gradcheck.verdict import overall_verdict, pair_result
 
-#: A measured rounding noise (kappa units) of this fraction of the outputs' scale is
-#: not rounding but a change of the function within the step (``_second_look``).
-STRUCTURE = 1e-2
-
 #: Beyond this many Jacobian entries per (all outputs, one input) a full check would
 #: be slow and memory hungry; fast mode is the tool.
 MAX_FULL_ENTRIES = 2**22
@@ -215,15 +211,10 @@ def _full(evaluate, evaluator, checked, targets, steps, base, names, options, pr
 
 
 def _second_look(stencil, rows, noise_eps, analytical, rounding, kappa, options, status):
-    """``steps.revisit`` for one (output, input) block: the failed and undecided
-    entries decided again at smaller steps (the analytical rounding added)."""
+    """``steps.revisit`` for one (output, input) block: the failed, undecided and
+    non-differentiable entries decided again at smaller steps (the analytical rounding
+    added to their error bounds)."""
     unit = stencil.resolution(rows, noise_eps)
-    # Rounding noise of 1% of the outputs' scale is no rounding: the function changes
-    # on the scale of the step, and the ladder's own witnesses measure the noise.
-    if kappa * noise_eps >= STRUCTURE:
-        kappa = 1.0
-    flat, value, bound, new, multiple = revisit(
-        stencil, rows, status, analytical, unit, kappa, options.atol, options.rtol
-    )
-    bound = bound + np.broadcast_to(rounding, analytical.shape).reshape(-1)[flat]
-    return flat, value, bound, new, multiple
+    found = revisit(stencil, rows, status, analytical, unit, kappa, options.atol, options.rtol)
+    found.error = found.error + np.broadcast_to(rounding, analytical.shape).reshape(-1)[found.flat]
+    return found

@@ -50,6 +50,11 @@ WORST = 5
 LOST_PRECISION = 1e3
 
 PASSED, INCONCLUSIVE, NONDIFF, FAILED = 0, 1, 2, 3
+#: Why the smaller steps (``steps``) left an entry inconclusive: their differences never
+#: agree (noise), they disagree beyond rounding (the function changes within the step),
+#: or the output moved only at larger steps (its rounding hides the slope).
+NOISE, WITHIN_STEP, HIDDEN = 1, 2, 3
+
 STATUS_NAMES = {
     PASSED: "passed",
     INCONCLUSIVE: "inconclusive",
@@ -119,6 +124,8 @@ def classify(diffs, analytical, error, atol: float, rtol: float, scale=0.0) -> n
         sub[~finite] = INCONCLUSIVE
         sub[finite & ~np.isfinite(a)] = FAILED
     flat[idx] = sub
+    # Input elements that are not finite (a mask's -inf) cannot be moved: not checked.
+    status[:, np.broadcast_to(diffs.frozen, status.shape[1:])] = PASSED
     return status
 
 
@@ -198,22 +205,24 @@ def pair_result(
     status = classify(diffs, analytical, error, options.atol, options.rtol, scale)
     # Entries the step h could not decide, or failed, get a second look at smaller
     # steps (``steps.revisit``): where the estimates never agree, they are inconclusive.
-    unsettled = 0
+    why = {}
     if second_look is not None:
-        flat, value, bound, new, _ = second_look(status)
-        if flat.size:
-            status.flat[flat] = new
-            unsettled = int(np.count_nonzero(new == INCONCLUSIVE))
+        found = second_look(status)
+        if found.flat.size:
+            status.flat[found.flat] = found.status
+            why = {c: int(np.count_nonzero(found.why == c)) for c in (NOISE, WITHIN_STEP, HIDDEN)}
             # Where a smaller step decided the entry, its estimate replaces the first;
             # an entry no step settles is reported as the first step saw it.
-            bounded = np.isfinite(bound) & (new != INCONCLUSIVE)
+            bounded = np.isfinite(found.error) & (found.status != INCONCLUSIVE)
+            bounded &= found.status != NONDIFF
             numerical, error = numerical.copy(), error.copy()
-            numerical.flat[flat[bounded]] = value[bounded]
-            error.flat[flat[bounded]] = bound[bounded]
+            numerical.flat[found.flat[bounded]] = found.numerical[bounded]
+            error.flat[found.flat[bounded]] = found.error[bounded]
     # A forward that loses precision leaves entries undecided: that is said, and the
     # entries stay inconclusive, in float64 as in lower precision.
     undecided = (status == INCONCLUSIVE) & np.isfinite(error)
-    lost = precision_loss > LOST_PRECISION and bool(undecided.any())
+    explained = why.get(WITHIN_STEP, 0) + why.get(HIDDEN, 0)
+    lost = precision_loss > LOST_PRECISION and int(undecided.sum()) > explained
     verdict = pair_verdict(status, numerical, analytical, error, options.atol)
     counts = dict(zip(STATUS_NAMES.values(), np.bincount(status.ravel(), minlength=4).tolist()))
     with np.errstate(invalid="ignore"):
@@ -221,13 +230,13 @@ def pair_result(
     max_abs = float(np.nanmax(abs_err)) if abs_err.size else 0.0
     finite_err = error[np.isfinite(error)]
     fd_error = float(finite_err.max()) if finite_err.size else 0.0
-    reason = _reason(verdict, status, counts, error, out, target, options, diffs.step)
-    if unsettled and verdict == "inconclusive":
-        reason += (
-            f"; for {unsettled} of them the central differences at steps from "
-            f"{2 * diffs.step:.2g} down to {diffs.step / 256:.2g} never agree within the "
-            "tolerance"
-        )
+    frozen = np.broadcast_to(diffs.frozen, status.shape[1:])
+    reason = _reason(verdict, status, counts, error, out, target, options, diffs.step, frozen)
+    if verdict == "inconclusive":
+        reason += _ladder_reason(why, diffs.step)
+        if why.get(WITHIN_STEP):
+            reason += _flat_slice_hint(target.tensor._data, status == INCONCLUSIVE, diffs.step)
+    reason += _not_finite_note(frozen, status.shape[0], out)
     if lost:
         reason = _lost_precision_reason(precision_loss, target, reason, diffs.step)
     if extra_failure is not None:
@@ -258,6 +267,83 @@ def pair_result(
         fast_mode=options.fast_mode,
         precision_loss=float(precision_loss),
     )
+
+
+def _ladder_reason(why: dict, step: float) -> str:
+    """What the smaller steps showed about the entries they left undecided."""
+    parts = []
+    steps = f"at steps from {2 * step:.2g} down to {step / 256:.2g}"
+    if why.get(NOISE):
+        parts.append(
+            f"for {why[NOISE]} of them the central differences {steps} never agree within "
+            "the tolerance"
+        )
+    if why.get(WITHIN_STEP):
+        parts.append(
+            f"for {why[WITHIN_STEP]} of them the central differences {steps} disagree with each "
+            "other by more than rounding explains: the function changes within the step "
+            "(it is steeper than the step resolves, or a kink lies within it)"
+        )
+    if why.get(HIDDEN):
+        parts.append(
+            f"for {why[HIDDEN]} of them the output does not move at the steps below "
+            f"{step:.2g}: its rounding (at the precision of a larger value it is computed "
+            "from, such as a residual stream) hides the slope there, and the steps 8 and 32 "
+            "times larger do not settle it"
+        )
+    return "".join("; " + p for p in parts)
+
+
+def _flat_slice_hint(data: np.ndarray, undecided: np.ndarray, step: float) -> str:
+    """Where the undecided entries' input elements lie in a slice of nearly equal values
+    (spread below ten steps), say so: a normalization over such a slice changes on the
+    scale sqrt(var + eps), which a tiny eps makes smaller than the step."""
+    columns = np.flatnonzero(undecided.any(axis=0))
+    if columns.size == 0 or data.ndim == 0:
+        return ""
+    at = np.unravel_index(columns, data.shape)
+    best = None
+    with np.errstate(invalid="ignore", over="ignore"):
+        values = np.where(np.isfinite(data), data, np.nan).astype(np.float64)
+        for axis in range(data.ndim):
+            if data.shape[axis] < 2:
+                continue
+            spread = np.nanstd(values, axis=axis, keepdims=True)
+            spread = np.broadcast_to(spread, data.shape)[at]
+            k = int(np.nanargmin(spread)) if np.isfinite(spread).any() else None
+            if k is not None and (best is None or spread[k] < best[0]):
+                best = (float(spread[k]), axis, tuple(int(i[k]) for i in at))
+    if best is None or not best[0] < 10 * step:
+        return ""
+    spread, axis, index = best
+    return (
+        f". The input is nearly constant along axis {axis} through {list(index)} (standard "
+        f"deviation {spread:.2g}, below the step {step:.2g}): a normalization over that "
+        "axis, such as LayerNorm, RMSNorm or BatchNorm of a padding row or a constant "
+        "feature, has a near-zero variance there and, with a tiny eps, changes on the "
+        "scale sqrt(var + eps), smaller than the step: the function is smooth and the "
+        "step too wide (pass the check a smaller eps, or give the norm a larger one)"
+    )
+
+
+def _not_finite_note(frozen: np.ndarray, n_out: int, out) -> str:
+    """The entries left out because an input element is not finite, and the outputs that
+    are not finite (a mask's -inf): they stay as they are under every step."""
+    parts = []
+    if frozen.any():
+        parts.append(
+            f"{int(frozen.sum())} input elements are not finite (-inf or nan, as a mask "
+            "writes them): a step cannot move them, so their "
+            f"{int(frozen.sum()) * n_out} entries were not checked"
+        )
+    data = out._data
+    bad = int(data.size - np.count_nonzero(np.isfinite(data))) if data.dtype.kind == "f" else 0
+    if bad:
+        parts.append(
+            f"{bad} output elements are not finite (-inf or nan, as a mask writes them): "
+            "they stay so at every step, so their derivatives are 0"
+        )
+    return "".join("; " + p for p in parts)
 
 
 def _lost_precision_reason(loss, target, reason, step) -> str:
@@ -303,10 +389,13 @@ def _entry(k, status, numerical, analytical, error, diffs, out, target, options,
     )
 
 
-def _reason(verdict, status, counts, error, out, target, options, step) -> str:
+def _reason(verdict, status, counts, error, out, target, options, step, frozen) -> str:
     total = status.size
     what = "directions" if options.fast_mode else "entries"
     if verdict == "passed":
+        checked = total - int(frozen.sum()) * status.shape[0]
+        if checked < total:
+            return f"all {checked} checked {what} agree within atol + rtol*|numerical|"
         return f"all {total} {what} agree within atol + rtol*|numerical|"
     if verdict == "failed":
         text = (
