@@ -74,7 +74,13 @@ from minigrad.creation import (
     zeros,
     zeros_like,
 )
-from minigrad.devices import device
+from minigrad.devices import (
+    AcceleratorError,
+    OutOfMemoryError,
+    device,
+    get_default_device,
+    set_default_device,
+)
 from minigrad.dtypes import (
     bfloat16,
     bool_,
@@ -106,6 +112,16 @@ from minigrad.kernels.runtime import (
     keep_freed_memory,
     set_num_threads,
     use_threading_layer,
+)
+from minigrad.layouts import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    legacy_contiguous_format,
+    memory_format,
+    preserve_format,
+    strided,
 )
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
     amax,
@@ -145,9 +161,9 @@ from minigrad.serialization import load, save
 from minigrad.surface import functions as _surface_functions
 from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
-from minigrad.unsupported import error as _unsupported_error
+from minigrad.unsupported import attribute as _unsupported_attribute
 
-install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
+install_finder()  # ``import minigrad.onnx`` works, and its names say why they are missing
 install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
 
 # mg.sin, mg.atan2, mg.cummax, mg.scatter_add, ...: see minigrad/surface.py
@@ -165,7 +181,7 @@ __version__ = "0.1.0"
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
 _LAZY_MODULES = (
-    "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "special",
+    "nn", "optim", "utils", "cuda", "cpu", "amp", "backends", "distributed", "linalg", "special",
     "version", "functional", "types", "return_types", "torch_version", "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
@@ -195,7 +211,7 @@ def __getattr__(name: str):
         return _importlib.import_module(f"minigrad.{name}")
     if name in _LAZY_NAMES:
         return getattr(_importlib.import_module(f"minigrad.{_LAZY_NAMES[name]}"), name)
-    raise _unsupported_error("", name)
+    return _unsupported_attribute("", name)  # mg.onnx: a module; mg.view_as_complex raises
 
 
 def __dir__():
@@ -240,6 +256,19 @@ __all__ = [
     "Generator",
     "Size",
     "device",
+    "get_default_device",
+    "set_default_device",
+    "AcceleratorError",
+    "OutOfMemoryError",
+    # layouts and memory formats (minigrad/layouts.py)
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "layout",
+    "legacy_contiguous_format",
+    "memory_format",
+    "preserve_format",
+    "strided",
     # dtypes
     "bfloat16",
     "bool",

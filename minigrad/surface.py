@@ -33,11 +33,12 @@ from minigrad import (
     scatters,
     selection,
     statistics,
+    tensor_flags,
     tensor_memory,
 )
 
 _MODULES = (arithmetic, reductions, selection, joining, legacy, linalg_names)
-_MODULES += (tensor_memory, restride)
+_MODULES += (tensor_memory, restride, tensor_flags)  # tensor_flags: t.is_sparse, t.layout ...
 #: The torch namespace's numeric functions and their Tensor methods (issue 24).
 _MODULES += (statistics, histograms, calculus, enumeration, scatters, sampling, function_forms)
 

@@ -17,7 +17,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from minigrad import dtypes, printing
+from minigrad import dtypes, layouts, printing
 from minigrad import random as _random
 from minigrad._format import shape_str
 from minigrad.autograd import engine, hooks, inplace, views
@@ -442,11 +442,13 @@ class Tensor:
             return self if dtype == self._data.dtype else A.Cast.apply(self, dtype)
         from minigrad.devices import check_device, is_device
 
+        fmt = kwargs.pop("memory_format", None)
+        if fmt is not None and fmt is not layouts.preserve_format:  # see minigrad/layouts.py
+            return layouts.contiguous(self.to(*args, **kwargs), fmt, "to")
         dtype = kwargs.pop("dtype", None)
         check_device(kwargs.pop("device", None), "to")
         kwargs.pop("non_blocking", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected arguments {sorted(kwargs)}")
         for a in args:
@@ -475,12 +477,18 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format=None) -> Tensor:
+        """A recorded row-major copy (``memory_format=mg.channels_last``: minigrad/layouts.py)."""
+        if memory_format is not None:
+            return layouts.clone(self, memory_format)
         return A.Clone.apply(self)
 
     def contiguous(self, memory_format=None) -> Tensor:
         """The tensor itself when its elements lie in row-major order without gaps,
-        else a row-major copy (recorded, like ``clone``)."""
+        else a row-major copy (recorded, like ``clone``). ``memory_format=`` asks for
+        another order (``mg.channels_last``: see minigrad/layouts.py)."""
+        if memory_format is not None and memory_format is not layouts.contiguous_format:
+            return layouts.contiguous(self, memory_format)
         if self._data.flags.c_contiguous:
             return self
         return A.Clone.apply(self)

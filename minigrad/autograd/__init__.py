@@ -48,9 +48,9 @@ def __getattr__(name: str):
         module, attribute = _LAZY[name]
         loaded = importlib.import_module(module)
         return loaded if attribute is None else getattr(loaded, attribute)
-    from minigrad.unsupported import error
+    from minigrad.unsupported import attribute
 
-    raise error("autograd", name)
+    return attribute("autograd", name)
 
 
 __all__ = [

@@ -8,6 +8,9 @@ benchmark = False
 deterministic = False
 allow_tf32 = True
 is_available = false
+#: torch.backends.cudnn is a package in PyTorch: its submodules (rnn) import
+#: and refuse at use (minigrad/unsupported.py). An empty ``__path__`` makes this a package.
+__path__: list[str] = []
 
 
 def version() -> None:

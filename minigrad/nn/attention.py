@@ -53,6 +53,9 @@ from minigrad.ops import cat
 from minigrad.tensor import Tensor
 
 __all__ = ["MultiheadAttention"]
+#: torch.nn.attention is a package in PyTorch: its submodules (bias, flex_attention ...) import
+#: and refuse at use (minigrad/unsupported.py). An empty ``__path__`` makes this a package.
+__path__: list[str] = []
 
 _NAME = "MultiheadAttention"
 
