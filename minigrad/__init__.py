@@ -185,6 +185,17 @@ _LAZY_MODULES = (
     "version", "functional", "types", "return_types", "torch_version", "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
+# torch.is_autocast_enabled, torch.get_autocast_dtype ...: the autocast state
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        "is_autocast_enabled set_autocast_enabled get_autocast_dtype set_autocast_dtype "
+        "is_autocast_cpu_enabled set_autocast_cpu_enabled get_autocast_cpu_dtype "
+        "set_autocast_cpu_dtype get_autocast_gpu_dtype set_autocast_gpu_dtype "
+        "is_autocast_cache_enabled set_autocast_cache_enabled clear_autocast_cache "
+        "autocast_increment_nesting autocast_decrement_nesting".split(),
+        "amp.autocast_mode",
+    )
+)
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
 # where torch's signature is the same (not the losses: torch's take reduction as an int).
 _LAZY_NAMES.update(

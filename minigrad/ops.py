@@ -10,6 +10,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad._format import shape_str
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
@@ -74,6 +75,7 @@ def where(condition, input, other) -> Tensor:  # noqa: A002  (PyTorch's argument
     return I.Where.apply(cond, input, other)
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def matmul(a, b) -> Tensor:
     return A.matmul(a, b)
 

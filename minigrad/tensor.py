@@ -20,6 +20,7 @@ import numpy as np
 from minigrad import dtypes, layouts, printing
 from minigrad import random as _random
 from minigrad._format import shape_str
+from minigrad.amp.autocast_mode import lower_precision  # products under mg.autocast
 from minigrad.autograd import engine, hooks, inplace, views
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
@@ -575,6 +576,7 @@ class Tensor:
     def __pos__(self):
         return self
 
+    @lower_precision
     def __matmul__(self, other):
         if (
             isinstance(other, Tensor)
@@ -585,6 +587,7 @@ class Tensor:
             return _matmul(self, other)  # the common case, without matmul's 1-d rules
         return A.matmul(self, other)
 
+    @lower_precision
     def __rmatmul__(self, other):
         return A.matmul(as_tensor(other), self)
 
@@ -610,6 +613,7 @@ class Tensor:
     def pow(self, exponent):
         return self**exponent
 
+    @lower_precision
     def matmul(self, other):
         return A.matmul(self, other)
 
@@ -1267,6 +1271,7 @@ class Tensor:
         return self[(slice(None),) * d + (idx,)]
 
     # products and norms
+    @lower_precision
     def bmm(self, other: Tensor) -> Tensor:
         """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p)."""
         other = as_tensor(other)

@@ -47,6 +47,7 @@ import numpy as np
 
 from minigrad._constant import constant
 from minigrad._format import shape_str
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.nn.functional.dropout import dropout_mask
@@ -348,6 +349,7 @@ def _batch_shape(fn: str, named_shapes) -> tuple:
         ) from None
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from minigrad._format import shape_str
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
 from minigrad.kernels.reduction import sum_leading
 from minigrad.tensor import Tensor, as_tensor
@@ -72,6 +73,7 @@ class Linear(Function):
         return gx, gw, gb
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:  # noqa: A002
     """Affine map ``y = x W^T + b``.
 
