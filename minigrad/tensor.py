@@ -882,6 +882,7 @@ class Tensor:
         """``t[key] = value``, in place (recorded, as any in-place op): a basic index
         writes through the view ``t[key]``; index arrays go through ``IndexPut``."""
         key, advanced = I.normalize_index(key)
+        value = I.drop_leading_ones(value)  # as PyTorch: a (1, n) value fills a (n,) slot
         if not advanced:
             I.Index.apply(self, key, advanced)._inplace("__setitem__", value, cast=True)
             return

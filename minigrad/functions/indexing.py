@@ -94,6 +94,21 @@ def _sequence_as_tuple(seq) -> bool:
     return as_tuple
 
 
+def drop_leading_ones(value):
+    """PyTorch's rule for ``t[key] = value``: the value's leading dims of size 1 are
+    dropped before it is broadcast to ``t[key]`` (a ``(1, n)`` row goes into a ``(n,)``
+    slot). A tensor keeps its history (the result is a view)."""
+    shape = np.shape(value._data if isinstance(value, _function.Tensor) else value)
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    if k == 0:
+        return value
+    if isinstance(value, _function.Tensor):
+        return value.reshape(shape[k:])
+    return np.reshape(np.asarray(value), shape[k:])
+
+
 def split_integers(key: tuple):
     """PyTorch's order for an index that mixes integers with index arrays.
 
@@ -136,6 +151,10 @@ class Index(Function):
         try:
             return x._data[key]
         except IndexError as e:
+            empty = _empty_selection(x._data, key) if advanced else None
+            if empty is not None:  # PyTorch does not check the indices of an empty result
+                ctx.key = tuple(np.zeros_like(k) if _is_int_array(k) else k for k in key)
+                return empty
             raise IndexError(
                 f"index {key!r} into a tensor of shape {list(x._data.shape)}: {e}"
             ) from None
@@ -198,6 +217,22 @@ class IndexPut(Function):
         _, _, value_needs = ctx.needs_input_grad
         g_value = unbroadcast(g[ctx.key], ctx.value_shape) if value_needs else None
         return np.where(ctx.kept, g, g.dtype.type(0)), None, g_value
+
+
+def _is_int_array(k) -> bool:
+    return isinstance(k, np.ndarray) and k.dtype != np.bool_
+
+
+def _empty_selection(a: np.ndarray, key: tuple):
+    """The (empty) result of ``a[key]`` when it selects nothing, whatever the index arrays
+    hold (``x[0, 2:2, [0, 5]]``: PyTorch gives shape (0, 2), NumPy checks the 5); None when
+    the result is not empty."""
+    probe = tuple(np.zeros_like(k) if _is_int_array(k) else k for k in key)
+    try:
+        out = a[probe]
+    except IndexError:
+        return None
+    return out if out.size == 0 else None
 
 
 def _index_add(g: np.ndarray, shape: tuple, key, advanced: bool) -> np.ndarray:

@@ -123,3 +123,34 @@ def test_random_index_tuples_match_pytorch(key):
     assert ours != "IndexError", key
     np.testing.assert_array_equal(ours[0], theirs[0], err_msg=repr(key))
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-12, err_msg=repr(key))
+
+
+def test_assignment_drops_the_values_leading_ones_as_pytorch(torch):
+    """``logits[i] = model(x[[i]])`` (makemore part 5): a (1, n) value fills a (n,) slot;
+    any other shape that does not broadcast is PyTorch's RuntimeError."""
+    for lib in (mg, torch):
+        t = lib.zeros(3, 4)
+        t[1] = lib.ones(1, 4)
+        t[[0, 2]] = lib.ones(1, 2, 4) * 2
+        t[:, 0] = lib.ones(1, 1, 3) * 3
+        assert t.sum().item() == 24.0  # 4 + 16, then column 0 (2, 1, 2) -> (3, 3, 3)
+        with pytest.raises(RuntimeError):
+            t[0] = lib.ones(2, 4)
+    w = mg.ones(1, 4, requires_grad=True)
+    t = mg.zeros(3, 4)
+    t[1] = w * 2
+    t.sum().backward()
+    assert w.grad.tolist() == [[2.0, 2.0, 2.0, 2.0]]
+
+
+def test_an_empty_selection_does_not_check_its_indices_as_pytorch(torch):
+    """Found by the random test: ``x[0, 2:2, range(4)]`` on a dim of 3 selects nothing, and
+    PyTorch returns the empty (0, 4) result where NumPy raises."""
+    for lib in (mg, torch):
+        x = lib.zeros(4, 5, 3, requires_grad=True)
+        y = x[0, 2:2, range(4)]
+        assert tuple(y.shape) == (0, 4)
+        y.sum().backward()
+        assert x.grad.abs().sum().item() == 0
+        with pytest.raises(IndexError):
+            x[0, :, range(4)]
