@@ -172,7 +172,11 @@ def attribute(where: str, name: str, module_entry: Entry | None = None):
     or one that refuses at use), else the exception of :func:`error`, raised."""
     dotted = f"{where}.{name}" if where else name
     if not name.startswith("__") and _is_module_attribute(dotted):
-        return importlib.import_module("minigrad." + dotted)
+        try:
+            return importlib.import_module("minigrad." + dotted)
+        except ImportError as e:  # a module that needs an optional package: hasattr is False
+            owner = "minigrad" + (f".{where}" if where else "")
+            raise AttributeError(f"module {owner!r} has no attribute {name!r} ({e})") from e
     raise error(where, name, module_entry)
 
 

@@ -14,5 +14,8 @@
 
 from minigrad.amp.autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available
 from minigrad.amp.grad_scaler import GradScaler
+from minigrad.unsupported import module_getattr
 
 __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why

@@ -2,6 +2,7 @@
 ``allow_tf32`` ...), remembered, changing nothing: there is no cuDNN here."""
 
 from minigrad.backends._switches import false
+from minigrad.unsupported import module_getattr
 
 enabled = True
 benchmark = False
@@ -15,3 +16,6 @@ __path__: list[str] = []
 
 def version() -> None:
     return None
+
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why
