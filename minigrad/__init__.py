@@ -181,7 +181,8 @@ __version__ = "0.1.0"
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
 _LAZY_MODULES = (
-    "nn", "optim", "utils", "cuda", "cpu", "amp", "backends", "distributed", "linalg", "special",
+    "nn", "optim", "utils", "cuda", "cpu", "accelerator", "amp", "backends", "distributed",
+    "linalg", "special",
     "version", "functional", "types", "return_types", "torch_version", "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}

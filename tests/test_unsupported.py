@@ -276,3 +276,31 @@ def test_every_submodule_path_is_an_attribute_of_its_parent():
     missing = json.loads(out.stdout.splitlines()[-1])
     assert not missing, missing[:10]
     assert mg.nn.modules.linear.NonDynamicallyQuantizableLinear is not None
+
+
+def test_accelerator_answers_as_pytorch_without_one(torch):
+    """``torch.accelerator`` (every pytorch/examples script asks it first): each function
+    PyTorch answers on a CPU-only machine gives the same answer; each one PyTorch refuses
+    there with RuntimeError (it needs a device) refuses the same way."""
+    import inspect
+    import warnings
+
+    answered = refused = 0
+    for name in dir(torch.accelerator):
+        theirs = getattr(torch.accelerator, name)
+        if name.startswith("_") or inspect.ismodule(theirs) or isinstance(theirs, type):
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = theirs()
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match="accelerator"):
+                getattr(mg.accelerator, name)()
+            refused += 1
+            continue
+        except TypeError:  # needs arguments
+            continue
+        assert getattr(mg.accelerator, name)() == expected, name
+        answered += 1
+    assert answered >= 3 and refused >= 10
