@@ -170,3 +170,22 @@ def test_vae_loss_reparameterized(torch):
 def test_the_import_blocks_of_the_programs_run(import_line):
     """word_language_model and the annotated transformer import these at the top."""
     exec(import_line, {})
+
+
+@pytest.mark.parametrize(
+    "product",
+    [
+        lambda lib, a, b: a @ b,
+        lambda lib, a, b: lib.matmul(a[0], b[0]),
+        lambda lib, a, b: lib.bmm(a, b),
+        lambda lib, a, b: lib.nn.functional.linear(a[0], b[0]),
+        lambda lib, a, b: lib.nn.functional.scaled_dot_product_attention(a, b, b),
+    ],
+)
+def test_products_of_two_dtypes_raise_as_pytorch(torch, product):
+    """makemore part 1 run with float64 weights: ``one_hot(x).float() @ W`` mixes float32
+    and float64, which PyTorch refuses with RuntimeError (minigrad used to promote)."""
+    for lib in (mg, torch):
+        a, b = lib.ones(1, 2, 2), lib.ones(1, 2, 2, dtype=lib.float64)
+        with pytest.raises(RuntimeError, match="dtype"):
+            product(lib, a, b)

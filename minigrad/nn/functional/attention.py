@@ -50,6 +50,7 @@ from minigrad._format import shape_str
 from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
+from minigrad.functions.errors import DtypeMismatchError
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.tensor import Tensor
 
@@ -398,7 +399,7 @@ def scaled_dot_product_attention(
         if t.dtype.kind != "f":
             raise TypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
     if key.dtype != query.dtype or value.dtype != query.dtype:
-        raise TypeError(
+        raise DtypeMismatchError(  # PyTorch's RuntimeError (and minigrad's old TypeError)
             f"{fn}: query, key and value must have the same dtype, got {query.dtype}, "
             f"{key.dtype} and {value.dtype}"
         )

@@ -21,6 +21,7 @@ import numpy as np
 from minigrad._format import shape_str
 from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import DtypeMismatchError
 from minigrad.kernels.reduction import sum_leading
 from minigrad.tensor import Tensor, as_tensor
 
@@ -110,7 +111,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         bias is not None and bias._data.dtype != x._data.dtype
     ):
         bias_dtype = "" if bias is None else f", bias {bias._data.dtype}"
-        raise TypeError(
+        raise DtypeMismatchError(  # PyTorch's RuntimeError (and minigrad's old TypeError)
             f"linear: input and weights must have the same dtype, got input {x._data.dtype}, "
             f"weight {weight._data.dtype}{bias_dtype} (convert the model with .double() / "
             ".float(), or the input with .to(dtype))"
