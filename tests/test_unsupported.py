@@ -304,3 +304,43 @@ def test_accelerator_answers_as_pytorch_without_one(torch):
         assert getattr(mg.accelerator, name)() == expected, name
         answered += 1
     assert answered >= 3 and refused >= 10
+
+
+def test_jit_and_compiler_questions_answer_for_eager_code(torch):
+    """Library code written to be scriptable or compilable asks these; each answer is
+    PyTorch's outside a script or a compiled region, and the markers leave code alone."""
+    for lib in (mg, torch):
+        assert lib.jit.is_scripting() is False and lib.jit.is_tracing() is False
+        assert lib.compiler.is_compiling() is False
+        assert lib.compiler.is_dynamo_compiling() is False
+        assert lib.jit.annotate(int, 3) == 3
+
+        @lib.jit.ignore
+        def kept(x):
+            return x + 1
+
+        @lib.jit.unused
+        def also_kept(x):
+            return x + 2
+
+        assert kept(1) == 2 and also_kept(1) == 3
+
+    @mg.compiler.disable(recursive=False)
+    def plain(x):
+        return x * 2
+
+    assert plain(2) == 4 and mg.compiler.disable(plain) is plain
+    assert mg.compiler.list_backends() == []
+    with pytest.raises(UnsupportedAttributeError, match="TorchScript"):
+        mg.jit.script(plain)
+    with pytest.raises(UnsupportedImportError, match="TorchScript"):
+        from minigrad.jit import trace  # noqa: F401
+
+
+def test_anomaly_mode_off_is_accepted_and_on_refused():
+    mg.autograd.set_detect_anomaly(False)
+    with mg.autograd.set_detect_anomaly(False):
+        pass
+    for turn_on in (lambda: mg.autograd.set_detect_anomaly(True), mg.autograd.detect_anomaly):
+        with pytest.raises(UnsupportedError, match="anomaly"):
+            turn_on()

@@ -38,6 +38,8 @@ _LAZY = {
     "variable": ("minigrad.autograd.variable", None),
     "Variable": ("minigrad.autograd.variable", "Variable"),
     "inference_mode": ("minigrad.compat", "inference_mode"),
+    "set_detect_anomaly": ("minigrad.autograd.anomaly_mode", "set_detect_anomaly"),
+    "detect_anomaly": ("minigrad.autograd.anomaly_mode", "detect_anomaly"),
     # By its module name: the attribute minigrad.gradcheck is the function.
     **{name: ("minigrad.gradcheck", name) for name in _GRADCHECK_NAMES},
 }
