@@ -220,8 +220,9 @@ def install_tensor_names(tensor_class: type) -> None:
 # ------------------------------------------------------------------ imports
 class _RefusingModule(importlib.abc.Loader):
     """Makes ``minigrad.X`` for a PyTorch module path ``torch.X`` minigrad has no module
-    for: a module whose attributes raise :class:`UnsupportedAttributeError` (with the
-    module's category for names the table does not list itself). It gets an empty
+    for: a module whose names raise :class:`UnsupportedAttributeError` (with the module's
+    category for names the table does not list itself; PyTorch's submodule paths below it
+    are modules of the same kind). It gets an empty
     ``__path__``, so ``from minigrad.onnx import export`` comes back to the finder, which
     raises the :class:`UnsupportedImportError` that says why."""
 
