@@ -50,7 +50,13 @@ from minigrad.creation import (
     zeros,
     zeros_like,
 )
-from minigrad.devices import device
+from minigrad.devices import (
+    AcceleratorError,
+    OutOfMemoryError,
+    device,
+    get_default_device,
+    set_default_device,
+)
 from minigrad.dtypes import (
     bfloat16,
     bool_,
@@ -82,6 +88,16 @@ from minigrad.kernels.runtime import (
     keep_freed_memory,
     set_num_threads,
     use_threading_layer,
+)
+from minigrad.layouts import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    layout,
+    legacy_contiguous_format,
+    memory_format,
+    preserve_format,
+    strided,
 )
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
     amax,
@@ -146,7 +162,7 @@ from minigrad.surface.compat import (  # PyTorch names: torch.compile, torch.ein
 )
 from minigrad.tensor import Tensor
 from minigrad.unsupported import UnsupportedError, install_finder, install_tensor_names
-from minigrad.unsupported import error as _unsupported_error
+from minigrad.unsupported import attribute as _unsupported_attribute
 
 # PyTorch's surface, attached here and nowhere else: every Tensor method written outside
 # tensor.py (x.sin, x.scatter_add, x.add(y, alpha=2), ...), the mg.* functions of the same
@@ -156,7 +172,7 @@ _surface.attach(Tensor)
 globals().update(_surface.functions())
 globals().update({name: getattr(_settings, name) for name in _settings.__all__})
 
-install_finder()  # ``import minigrad.fx`` says why, not a bare ModuleNotFoundError
+install_finder()  # ``import minigrad.onnx`` works, and its names say why they are missing
 install_tensor_names(Tensor)  # ``t.to_sparse()`` says why, not a bare AttributeError
 
 bool = bool_  # mg.bool, as torch.bool
@@ -169,10 +185,21 @@ pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None  # torc
 # Submodules loaded on first access (``mg.nn.Linear`` after ``import minigrad``), and
 # the names that live in one of them.
 _LAZY_MODULES = (
-    "nn", "optim", "utils", "cuda", "amp", "backends", "distributed", "linalg", "version",
-    "testing", "contrib",
+    "nn", "optim", "utils", "cuda", "cpu", "accelerator", "amp", "backends", "distributed",
+    "linalg", "version", "testing", "contrib",
 )  # fmt: skip
 _LAZY_NAMES = {"autocast": "amp", "GradScaler": "amp"}
+# torch.is_autocast_enabled, torch.get_autocast_dtype ...: the autocast state
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        "is_autocast_enabled set_autocast_enabled get_autocast_dtype set_autocast_dtype "
+        "is_autocast_cpu_enabled set_autocast_cpu_enabled get_autocast_cpu_dtype "
+        "set_autocast_cpu_dtype get_autocast_gpu_dtype set_autocast_gpu_dtype "
+        "is_autocast_cache_enabled set_autocast_cache_enabled clear_autocast_cache "
+        "autocast_increment_nesting autocast_decrement_nesting".split(),
+        "amp.autocast_mode",
+    )
+)
 # torch.celu, torch.pdist, torch.layer_norm ...: the nn.functional function of that name,
 # where torch's signature is the same (not the losses: torch's take reduction as an int).
 _LAZY_NAMES.update(
@@ -199,7 +226,7 @@ def __getattr__(name: str):
         return _importlib.import_module(f"minigrad.{name}")
     if name in _LAZY_NAMES:
         return getattr(_importlib.import_module(f"minigrad.{_LAZY_NAMES[name]}"), name)
-    raise _unsupported_error("", name)
+    return _unsupported_attribute("", name)  # mg.onnx: a module; mg.view_as_complex raises
 
 
 def __dir__():
@@ -244,6 +271,19 @@ __all__ = [
     "Generator",
     "Size",
     "device",
+    "get_default_device",
+    "set_default_device",
+    "AcceleratorError",
+    "OutOfMemoryError",
+    # layouts and memory formats (minigrad/layouts.py)
+    "channels_last",
+    "channels_last_3d",
+    "contiguous_format",
+    "layout",
+    "legacy_contiguous_format",
+    "memory_format",
+    "preserve_format",
+    "strided",
     # dtypes
     "bfloat16",
     "bool",

@@ -93,3 +93,24 @@ def is_device(obj) -> bool:
     if isinstance(obj, str):
         return obj.partition(":")[0] in _KNOWN
     return False
+
+
+def get_default_device() -> device:
+    """The device new tensors are made on: always the CPU."""
+    return CPU
+
+
+def set_default_device(dev) -> None:
+    """Accept the CPU (or ``None``, PyTorch's "back to the CPU"); any other device raises
+    the error of :func:`check_device`."""
+    check_device(dev, "set_default_device")
+
+
+class OutOfMemoryError(RuntimeError):
+    """PyTorch's out-of-memory error of a device: there to be caught (``except
+    torch.OutOfMemoryError``, ``torch.cuda.OutOfMemoryError``); minigrad never raises it
+    (NumPy reports a failed allocation as ``MemoryError``)."""
+
+
+class AcceleratorError(RuntimeError):
+    """PyTorch's error of an accelerator: there to be caught; minigrad never raises it."""

@@ -37,11 +37,11 @@ default_float = float32
 class _NoStorageDtype:
     """A dtype name that PyTorch code mentions but NumPy cannot store: ``bfloat16``.
 
-    NumPy has no bfloat16 type, and emulating one (rounding float32 to 8 mantissa bits
-    after every operation) would be slow and would still not be PyTorch's bf16
-    arithmetic. So ``mg.bfloat16`` exists, compares, prints and can be passed to
-    ``autocast`` (which computes in float32 anyway, see ``minigrad.amp``), but making a
-    tensor of it raises a ``TypeError`` that says so.
+    NumPy has no bfloat16 type, and emulating one for every tensor (rounding float32 to 8
+    mantissa bits after every operation) would be slow. So ``mg.bfloat16`` exists,
+    compares, prints and can be passed to ``autocast`` (whose products compute in
+    bfloat16 by rounding float32 values, see ``minigrad.amp``), but making a tensor of it
+    raises a ``TypeError`` that says so.
     """
 
     is_floating_point = True
@@ -70,7 +70,8 @@ def as_dtype(dtype) -> np.dtype | None:
         raise TypeError(
             "dtype: bfloat16 has no NumPy type, so minigrad cannot store bfloat16 tensors; "
             "use float32 (or float16 for half precision). mg.bfloat16 is accepted only as "
-            "a name (for example by mg.amp.autocast, which computes in float32)"
+            "a name (for example by mg.autocast, which rounds its products to bfloat16 "
+            "values held in float32 tensors)"
         )
     try:
         return np.dtype(dtype)

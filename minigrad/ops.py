@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
@@ -75,6 +76,7 @@ def where(condition, input, other) -> Tensor:
     return I.Where.apply(cond, input, other)
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def matmul(a, b) -> Tensor:
     return A.matmul(a, b)
 

@@ -17,8 +17,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from minigrad import dtypes, printing
+from minigrad import dtypes, layouts, printing
 from minigrad import random as _random
+from minigrad.amp.autocast_mode import lower_precision  # products under mg.autocast
 from minigrad.autograd import api, engine, hooks, inplace, views
 from minigrad.autograd.function import _bind_tensor
 from minigrad.autograd.grad_mode import _state
@@ -442,11 +443,13 @@ class Tensor:
             return self if dtype == self._data.dtype else A.Cast.apply(self, dtype)
         from minigrad.devices import check_device, is_device
 
+        fmt = kwargs.pop("memory_format", None)
+        if fmt is not None and fmt is not layouts.preserve_format:  # see minigrad/layouts.py
+            return layouts.contiguous(self.to(*args, **kwargs), fmt, "to")
         dtype = kwargs.pop("dtype", None)
         check_device(kwargs.pop("device", None), "to")
         kwargs.pop("non_blocking", None)
         copy = kwargs.pop("copy", False)
-        kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(f"to: unexpected arguments {sorted(kwargs)}")
         for a in args:
@@ -475,12 +478,18 @@ class Tensor:
     def bool(self) -> Tensor:
         return self.to(dtypes.bool_)
 
-    def clone(self) -> Tensor:
+    def clone(self, *, memory_format=None) -> Tensor:
+        """A recorded row-major copy (``memory_format=mg.channels_last``: minigrad/layouts.py)."""
+        if memory_format is not None:
+            return layouts.clone(self, memory_format)
         return A.Clone.apply(self)
 
     def contiguous(self, memory_format=None) -> Tensor:
         """The tensor itself when its elements lie in row-major order without gaps,
-        else a row-major copy (recorded, like ``clone``)."""
+        else a row-major copy (recorded, like ``clone``). ``memory_format=`` asks for
+        another order (``mg.channels_last``: see minigrad/layouts.py)."""
+        if memory_format is not None and memory_format is not layouts.contiguous_format:
+            return layouts.contiguous(self, memory_format)
         if self._data.flags.c_contiguous:
             return self
         return A.Clone.apply(self)
@@ -567,6 +576,7 @@ class Tensor:
     def __pos__(self):
         return self
 
+    @lower_precision
     def __matmul__(self, other):
         if (
             isinstance(other, Tensor)
@@ -577,6 +587,7 @@ class Tensor:
             return _matmul(self, other)  # the common case, without matmul's 1-d rules
         return A.matmul(self, other)
 
+    @lower_precision
     def __rmatmul__(self, other):
         return A.matmul(as_tensor(other), self)
 
@@ -602,6 +613,7 @@ class Tensor:
     def pow(self, exponent):
         return self**exponent
 
+    @lower_precision
     def matmul(self, other):
         return A.matmul(self, other)
 
@@ -870,6 +882,7 @@ class Tensor:
         """``t[key] = value``, in place (recorded, as any in-place op): a basic index
         writes through the view ``t[key]``; index arrays go through ``IndexPut``."""
         key, advanced = I.normalize_index(key)
+        value = I.drop_leading_ones(value)  # as PyTorch: a (1, n) value fills a (n,) slot
         if not advanced:
             I.Index.apply(self, key, advanced)._inplace("__setitem__", value, cast=True)
             return
@@ -1268,6 +1281,7 @@ class Tensor:
         return self[(slice(None),) * d + (idx,)]
 
     # products and norms
+    @lower_precision
     def bmm(self, other: Tensor) -> Tensor:
         """Batched matrix product: (b, n, m) @ (b, m, p) -> (b, n, p)."""
         other = as_tensor(other)

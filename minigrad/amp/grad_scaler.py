@@ -29,8 +29,8 @@ class GradScaler:
         self._enabled = False
         if enabled:
             warnings.warn(
-                f"{_name} is enabled, but minigrad has no CUDA and no mixed precision "
-                "(everything computes in float32). Disabling: scale() returns the loss, "
+                f"{_name} is enabled, but minigrad has no CUDA and no float16 training to "
+                "scale losses for. Disabling: scale() returns the loss, "
                 "step() calls optimizer.step().",
                 UserWarning,
                 stacklevel=2,

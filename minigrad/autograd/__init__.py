@@ -36,8 +36,8 @@ _GRADCHECK_NAMES = (
 )
 
 
-# ``torch.autograd.functional`` (jacobian, hessian, ...), ``Variable`` and
-# ``inference_mode`` are PyTorch's breadth, not the engine: they live in
+# ``torch.autograd.functional`` (jacobian, hessian, ...), ``Variable``, ``inference_mode``
+# and anomaly mode are PyTorch's breadth, not the engine: they live in
 # ``minigrad/surface/`` and are set on this package by ``minigrad/__init__.py``
 # (``surface.attach``).
 
@@ -45,9 +45,9 @@ _GRADCHECK_NAMES = (
 def __getattr__(name: str):
     if name in _GRADCHECK_NAMES:  # by its module name: minigrad.gradcheck is the function
         return getattr(importlib.import_module("minigrad.gradcheck"), name)
-    from minigrad.unsupported import error
+    from minigrad.unsupported import attribute
 
-    raise error("autograd", name)
+    return attribute("autograd", name)
 
 
 __all__ = [

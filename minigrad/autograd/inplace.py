@@ -33,6 +33,7 @@ import numpy as np
 from minigrad.autograd import function, views
 from minigrad.autograd.function import Function, _wrap
 from minigrad.autograd.grad_mode import _state, no_grad
+from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str, torch_dtype_name
 
 _KIND_ORDER = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integers < floats
@@ -171,7 +172,7 @@ def _fit(t, what: str, value, cast: bool):
                 raise ValueError
             value = value.expand(t._data.shape)
         except ValueError:
-            raise ValueError(
+            raise ShapeError(  # a RuntimeError, as PyTorch raises (and a ValueError)
                 f"{what}: a value of shape {shape_str(value._data.shape)} does not broadcast "
                 f"to the tensor's shape {shape_str(t._data.shape)}"
             ) from None

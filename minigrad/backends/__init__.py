@@ -12,5 +12,8 @@ say that they are unsupported (``minigrad/unsupported.json``).
 """
 
 from minigrad.backends import cpu, cuda, cudnn, mkldnn, mps
+from minigrad.unsupported import module_getattr
 
 __all__ = ["cpu", "cuda", "cudnn", "mkldnn", "mps"]
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why

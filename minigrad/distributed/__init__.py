@@ -18,6 +18,8 @@ from __future__ import annotations
 import enum
 import os
 
+from minigrad.unsupported import module_getattr
+
 __all__ = [
     "ReduceOp",
     "all_reduce",
@@ -143,3 +145,6 @@ def broadcast(tensor, src: int = 0, group=None, async_op: bool = False) -> None:
     _require()
     if src != 0:
         raise ValueError(f"broadcast: src {src} is out of range for a world size of 1")
+
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why

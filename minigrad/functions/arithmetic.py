@@ -13,9 +13,9 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeMismatchError, ShapeError
 from minigrad.functions.indexing import Where
-from minigrad.printing import shape_str
+from minigrad.printing import shape_str, torch_dtype_name
 
 
 # ------------------------------------------------------------------ tensor (op) tensor
@@ -346,6 +346,11 @@ def matmul(a, b):
         raise ShapeError(
             f"matmul: both arguments need at least 1 dimension, got shapes "
             f"{shape_str(a._data.shape)} and {shape_str(b._data.shape)}"
+        )
+    if a._data.dtype != b._data.dtype:  # PyTorch does not promote a product's operands
+        raise DtypeMismatchError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{torch_dtype_name(a._data.dtype)} != {torch_dtype_name(b._data.dtype)}"
         )
     if a._data.ndim >= 2 and b._data.ndim >= 2:
         a, b = promote(a, b)

@@ -16,3 +16,8 @@ class ShapeError(RuntimeError, ValueError):
 
 class DtypeError(TypeError, NotImplementedError):
     """An operation that is not defined for a tensor's dtype (``bitwise_and`` on floats)."""
+
+
+class DtypeMismatchError(RuntimeError, TypeError):
+    """Operands of different dtypes where PyTorch requires one dtype (``matmul``,
+    ``linear``): PyTorch raises ``RuntimeError``; minigrad raised ``TypeError`` before."""

@@ -7,6 +7,8 @@ into zeros of x's shape. With integer index arrays an element can be picked twic
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from minigrad.autograd import function as _function
@@ -18,18 +20,24 @@ from minigrad.functions.errors import ShapeError
 def normalize_index(key):
     """Turn a Python index into one NumPy understands; say whether it is advanced.
 
-    Tensors and lists become arrays; anything that is an array makes the index
-    "advanced" (it may repeat elements, and always copies).
+    Tensors, arrays and Python sequences (lists, tuples inside the index, ``range``,
+    nested lists) become integer or bool arrays, as ``torch.tensor(seq)`` would make
+    them: anything that is an array makes the index "advanced" (it may repeat elements,
+    and always copies). A list used as the whole index follows PyTorch's older NumPy
+    rule (see :func:`_sequence_as_tuple`).
     """
     if not isinstance(key, tuple):
-        key = (key,)
+        if isinstance(key, (list, range)) and _sequence_as_tuple(key):
+            key = tuple(key)
+        else:
+            key = (key,)
     out = []
     advanced = has_ellipsis = False
-    for k in key:
+    for k in key:  # Ellipsis is checked by identity below, before the general cases
         if isinstance(k, _function.Tensor):
             k = k._data
-        elif isinstance(k, list):
-            k = np.asarray(k)
+        elif isinstance(k, (list, tuple, range)):
+            k = _sequence_index(k)
         if isinstance(k, np.ndarray):
             if k.dtype.kind not in "iub":
                 raise IndexError(
@@ -44,6 +52,61 @@ def normalize_index(key):
     if not advanced and not has_ellipsis:
         out.append(Ellipsis)  # x[1] of a 1-d array is then a 0-d view, not a copied scalar
     return tuple(out), advanced
+
+
+def _sequence_index(seq) -> np.ndarray:
+    """A sequence used as an index element (``x[range(n), y]``, ``x[:, [[0, 1], [1, 2]]]``)
+    as the integer or bool array ``torch.tensor(seq)`` would make: bools with integers
+    count as integers, an empty sequence is an empty integer index."""
+    items = [t._data if isinstance(t, _function.Tensor) else t for t in seq]
+    try:
+        arr = np.asarray(items)
+    except ValueError:  # ragged nesting
+        raise IndexError(f"index: a sequence of unequal lengths cannot index: {seq!r}") from None
+    if arr.size == 0 and arr.dtype.kind == "f":
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iub":
+        raise IndexError(
+            "index: sequences used as indices must hold integers or bools, got "
+            f"{arr.dtype} from {seq!r}"
+        )
+    return arr
+
+
+def _sequence_as_tuple(seq) -> bool:
+    """PyTorch's rule (NumPy's before 1.23): a list of fewer than 32 items that holds a
+    slice, ``None``, ``...``, a tensor or another sequence is read as a tuple of indices,
+    one per dim (``x[[0, [1, 2]]]`` is ``x[0, [1, 2]]``), with PyTorch's deprecation
+    warning; any other list is one index array (``x[[0, 0, 2]]``)."""
+    if isinstance(seq, range) or len(seq) >= 32:
+        return False
+    as_tuple = any(
+        k is None or k is Ellipsis or isinstance(k, (slice, list, tuple, range, _function.Tensor))
+        for k in seq
+    )
+    if as_tuple:
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated; use "
+            "x[tuple(seq)] instead of x[seq] (as PyTorch warns)",
+            UserWarning,
+            stacklevel=4,
+        )
+    return as_tuple
+
+
+def drop_leading_ones(value):
+    """PyTorch's rule for ``t[key] = value``: the value's leading dims of size 1 are
+    dropped before it is broadcast to ``t[key]`` (a ``(1, n)`` row goes into a ``(n,)``
+    slot). A tensor keeps its history (the result is a view)."""
+    shape = np.shape(value._data if isinstance(value, _function.Tensor) else value)
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    if k == 0:
+        return value
+    if isinstance(value, _function.Tensor):
+        return value.reshape(shape[k:])
+    return np.reshape(np.asarray(value), shape[k:])
 
 
 def split_integers(key: tuple):
@@ -88,6 +151,10 @@ class Index(Function):
         try:
             return x._data[key]
         except IndexError as e:
+            empty = _empty_selection(x._data, key) if advanced else None
+            if empty is not None:  # PyTorch does not check the indices of an empty result
+                ctx.key = tuple(np.zeros_like(k) if _is_int_array(k) else k for k in key)
+                return empty
             raise IndexError(
                 f"index {key!r} into a tensor of shape {list(x._data.shape)}: {e}"
             ) from None
@@ -150,6 +217,22 @@ class IndexPut(Function):
         _, _, value_needs = ctx.needs_input_grad
         g_value = unbroadcast(g[ctx.key], ctx.value_shape) if value_needs else None
         return np.where(ctx.kept, g, g.dtype.type(0)), None, g_value
+
+
+def _is_int_array(k) -> bool:
+    return isinstance(k, np.ndarray) and k.dtype != np.bool_
+
+
+def _empty_selection(a: np.ndarray, key: tuple):
+    """The (empty) result of ``a[key]`` when it selects nothing, whatever the index arrays
+    hold (``x[0, 2:2, [0, 5]]``: PyTorch gives shape (0, 2), NumPy checks the 5); None when
+    the result is not empty."""
+    probe = tuple(np.zeros_like(k) if _is_int_array(k) else k for k in key)
+    try:
+        out = a[probe]
+    except IndexError:
+        return None
+    return out if out.size == 0 else None
 
 
 def _index_add(g: np.ndarray, shape: tuple, key, advanced: bool) -> np.ndarray:

@@ -45,14 +45,18 @@ from minigrad.nn.functional.attention import (
     scaled_dot_product_attention,
 )
 from minigrad.nn.functional.linear import linear
-from minigrad.nn.linear import Linear
+from minigrad.nn.linear import NonDynamicallyQuantizableLinear
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.ops import cat
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
+from minigrad.unsupported import module_getattr
 
 __all__ = ["MultiheadAttention"]
+#: torch.nn.attention is a package in PyTorch: its submodules (bias, flex_attention ...) import
+#: and refuse at use (minigrad/unsupported.py). An empty ``__path__`` makes this a package.
+__path__: list[str] = []
 
 _NAME = "MultiheadAttention"
 
@@ -147,7 +151,7 @@ class MultiheadAttention(Module):
             self.bias_v = Parameter(np.empty((1, 1, E), dtype=dtype))
         else:
             self.bias_k = self.bias_v = None
-        self.out_proj = Linear(E, E, bias=bias, dtype=dtype)
+        self.out_proj = NonDynamicallyQuantizableLinear(E, E, bias=bias, dtype=dtype)
         self._reset_parameters()
 
     def _reset_parameters(self) -> None:
@@ -407,3 +411,6 @@ def _merge_masks(attn_mask, key_padding_mask, dtype):
             m = check_float_mask(m, dtype)
         add = m if add is None else add + m
     return add, None
+
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why

@@ -14,7 +14,7 @@ from minigrad.nn.parameter import Parameter
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
-__all__ = ["Linear", "Identity", "Bilinear"]
+__all__ = ["Linear", "Identity", "Bilinear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -91,6 +91,12 @@ class Linear(Module):
             f"in_features={self.in_features}, out_features={self.out_features}, "
             f"bias={self.bias is not None}"
         )
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj``'s class
+    (it marks the layer for PyTorch's quantization tools), so programs that list it
+    (``torch.serialization.safe_globals([...])``) or check ``type(mha.out_proj)`` run."""
 
 
 class Bilinear(Module):

@@ -36,13 +36,16 @@ class Adam(AdamFamily):
         weight_decay: L2 penalty (default 0).
         amsgrad: use the running maximum of the second moment (default False).
         maximize: ascend instead of descend.
+        decoupled_weight_decay: decay the weights directly, as ``AdamW`` (default False).
+        foreach, fused, capturable, differentiable: PyTorch's implementation options,
+            taken by the base class (``minigrad/optim/optimizer.py``).
 
     Example::
 
         >>> opt = optim.Adam(model.parameters(), lr=3e-4)
     """
 
-    _decoupled = False
+    _decoupled = False  # the default of decoupled_weight_decay (a group without the key)
 
     def __init__(
         self,
@@ -54,6 +57,7 @@ class Adam(AdamFamily):
         amsgrad: bool = False,
         *,
         maximize: bool = False,
+        decoupled_weight_decay: bool = False,
     ) -> None:
         defaults = dict(
             lr=lr,
@@ -62,6 +66,7 @@ class Adam(AdamFamily):
             weight_decay=weight_decay,
             amsgrad=amsgrad,
             maximize=maximize,
+            decoupled_weight_decay=decoupled_weight_decay,
         )
         super().__init__(params, defaults)
 
@@ -84,8 +89,9 @@ class Adam(AdamFamily):
             v_max = state.get("max_exp_avg_sq")
             if v_max is None:  # amsgrad switched on after the first step
                 v_max = state["max_exp_avg_sq"] = np.zeros_like(p)
-        decay = 1 - lr * wd if self._decoupled else 1.0
-        l2 = 0.0 if self._decoupled else wd
+        decoupled = group.get("decoupled_weight_decay", self._decoupled)
+        decay = 1 - lr * wd if decoupled else 1.0
+        l2 = 0.0 if decoupled else wd
         if _fits_kernel(p, g, m, v, v_max):
             empty = np.empty(0, dtype=m.dtype)
             vm = empty if v_max is None else v_max.reshape(-1)
@@ -155,4 +161,7 @@ class AdamW(Adam):
         *,
         maximize: bool = False,
     ) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+            decoupled_weight_decay=True,
+        )  # fmt: skip

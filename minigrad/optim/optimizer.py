@@ -19,6 +19,8 @@ into PyTorch's, after turning arrays into tensors).
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 import warnings
 from collections.abc import Callable
 
@@ -40,6 +42,99 @@ class _Required:
 required = _Required()
 
 
+# ------------------------------------------------------------------ implementation options
+#: PyTorch's switches between implementations of the same update, with their defaults:
+#: ``foreach`` (loop over tensors or batch them), ``fused`` (one kernel per step),
+#: ``capturable`` (keep the step count on the device, for CUDA graphs) and
+#: ``differentiable`` (record the step in the autograd graph).
+IMPLEMENTATION_OPTIONS = {
+    "foreach": None,
+    "fused": None,
+    "capturable": False,
+    "differentiable": False,
+}
+
+#: Which of them each of PyTorch's optimizers takes (its signature in torch 2.13); the
+#: base class accepts exactly those for minigrad's optimizer of the same name.
+TAKES_OPTIONS = {
+    "SGD": ("foreach", "differentiable", "fused"),
+    "Adam": ("foreach", "capturable", "differentiable", "fused"),
+    "AdamW": ("foreach", "capturable", "differentiable", "fused"),
+    "Adagrad": ("foreach", "differentiable", "fused"),
+    "Adadelta": ("foreach", "capturable", "differentiable"),
+    "Adamax": ("foreach", "capturable", "differentiable"),
+    "ASGD": ("foreach", "capturable", "differentiable"),
+    "NAdam": ("foreach", "capturable", "differentiable"),
+    "RAdam": ("foreach", "capturable", "differentiable"),
+    "RMSprop": ("capturable", "foreach", "differentiable"),
+    "Rprop": ("capturable", "foreach", "differentiable"),
+    "Adafactor": ("foreach",),
+}
+
+
+def check_options(options: dict, params) -> None:
+    """PyTorch's rules for the implementation options, on a CPU:
+
+    - ``foreach`` and ``fused`` choose how the same arithmetic is run; minigrad runs one
+      implementation (NumPy, with a fused Numba kernel where it has one, as for Adam),
+      so any value is accepted and gives the same numbers. They cannot both be True, and
+      ``fused=True`` needs floating-point parameters, as in PyTorch.
+    - ``capturable=True`` keeps the step count on an accelerator for CUDA graphs; PyTorch
+      refuses it for CPU parameters (unless fused), so does minigrad.
+    - ``differentiable=True`` records the step in the autograd graph; minigrad's steps
+      update arrays in place outside the graph, so it is refused rather than ignored.
+    """
+    if options.get("fused") and options.get("foreach"):
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if options.get("fused") and options.get("differentiable"):
+        raise RuntimeError("`fused` does not support `differentiable`")
+    if options.get("fused"):
+        for p in params:
+            if not p.is_floating_point():
+                raise RuntimeError(
+                    "`fused=True` requires all the params to be floating point Tensors of "
+                    f"supported devices: ['cpu'], got a parameter of dtype {p.dtype}"
+                )
+    if options.get("capturable") and not options.get("fused"):
+        raise AssertionError(
+            "If capturable=True, params and state_steps must be on supported devices: "
+            "['cuda', 'xpu', 'hpu', ...]; minigrad's tensors are on the CPU (capturable "
+            "is for CUDA graphs: leave it False)"
+        )
+    if options.get("differentiable"):
+        raise RuntimeError(
+            "differentiable=True: minigrad's optimizers update the parameters in place "
+            "outside the autograd graph, so gradients cannot flow through step(); leave it "
+            "False (or write the update as tensor operations in your own code)"
+        )
+
+
+def _accepting_options(init, names: tuple[str, ...]):
+    """``init`` (an optimizer's ``__init__``) that also takes PyTorch's implementation
+    options ``names`` as keywords: it checks them (:func:`check_options`) and records
+    them in ``defaults`` and every parameter group, where PyTorch keeps them."""
+    sig = inspect.signature(init)
+    extra = [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=IMPLEMENTATION_OPTIONS[n])
+        for n in names
+        if n not in sig.parameters
+    ]
+    full = sig.replace(parameters=[*sig.parameters.values(), *extra])
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        bound = full.bind(self, *args, **kwargs)
+        options = {n: bound.arguments.pop(n, IMPLEMENTATION_OPTIONS[n]) for n in names}
+        init(*bound.args, **bound.kwargs)
+        check_options(options, [p for g in self.param_groups for p in g["params"]])
+        self.defaults.update(options)
+        for group in self.param_groups:
+            group.update(options)
+
+    __init__.__signature__ = full
+    return __init__
+
+
 def _check_non_negative(name: str, value: float) -> None:
     if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
         raise TypeError(f"{name} must be a number, got {value!r}")
@@ -57,6 +152,14 @@ class Optimizer:
             (``{'params': [...], 'lr': 0.1}``; missing options take the defaults).
         defaults: the default value of every hyperparameter.
     """
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """minigrad's optimizers take the implementation options PyTorch's optimizer of
+        the same name takes (``AdamW(..., fused=True)``), here, in one place."""
+        super().__init_subclass__(**kwargs)
+        names = TAKES_OPTIONS.get(cls.__name__)
+        if names and cls.__module__.startswith("minigrad.optim.") and "__init__" in vars(cls):
+            cls.__init__ = _accepting_options(cls.__init__, names)
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults

@@ -33,6 +33,7 @@ from __future__ import annotations
 import sys
 
 from minigrad.surface import (
+    anomaly_mode,
     arithmetic,
     autograd_functional,
     calculus,
@@ -53,6 +54,7 @@ from minigrad.surface import (
     selection,
     special,
     statistics,
+    tensor_flags,
     tensor_memory,
     torch_version,
     types,
@@ -63,7 +65,8 @@ from minigrad.surface import (
 #: ``TENSOR_METHODS`` become Tensor methods and ``mg.*`` functions.
 _MODULES = (
     arithmetic, reductions, selection, joining, legacy, linalg_names, tensor_memory, restride,
-    statistics, histograms, calculus, enumeration, scatters, sampling, function_forms,
+    tensor_flags, statistics, histograms, calculus, enumeration, scatters, sampling,
+    function_forms,
 )  # fmt: skip
 
 #: PyTorch's module paths whose code lives in this package: ``import minigrad.special``,
@@ -76,6 +79,7 @@ MODULE_PATHS = {
     "minigrad.torch_version": torch_version,
     "minigrad.autograd.functional": autograd_functional,
     "minigrad.autograd.variable": variable,
+    "minigrad.autograd.anomaly_mode": anomaly_mode,
 }
 
 #: Methods that take ``dim`` / ``keepdim`` and so, as in PyTorch, also NumPy's spellings
@@ -156,3 +160,5 @@ def attach(tensor_cls) -> None:
         setattr(sys.modules[package], name, module)
     autograd = sys.modules["minigrad.autograd"]
     autograd.Variable, autograd.inference_mode = variable.Variable, compat.inference_mode
+    autograd.set_detect_anomaly = anomaly_mode.set_detect_anomaly
+    autograd.detect_anomaly = anomaly_mode.detect_anomaly

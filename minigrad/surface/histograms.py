@@ -94,11 +94,11 @@ def histc(input, bins: int = 100, min=0, max=0) -> Tensor:
     return _const(counts.astype(x.dtype))
 
 
-def histogram(input, bins, *, range=None, weight=None, density: bool = False):
-    """``(hist, bin_edges)``: the (weighted) counts of the elements in ``bins`` (an int:
-    that many equal-width bins over ``range`` or the data's range; or a 1-D tensor of
-    increasing edges). With ``density`` the counts are divided by their total and the
-    bin widths, so that the histogram integrates to 1."""
+def histogram(input, bins=100, *, range=None, weight=None, density: bool = False):
+    """``(hist, bin_edges)``: the (weighted) counts of the elements in ``bins`` (an int,
+    100 by default as in PyTorch: that many equal-width bins over ``range`` or the data's
+    range; or a 1-D tensor of increasing edges). With ``density`` the counts are divided
+    by their total and the bin widths, so that the histogram integrates to 1."""
     x = as_tensor(input)
     values = _float_input(x, "histogram").reshape(-1)
     lo, hi = (None, None) if range is None else (float(range[0]), float(range[1]))

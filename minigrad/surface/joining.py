@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions.errors import ShapeError
 from minigrad.ops import cat, stack
 from minigrad.printing import shape_str
@@ -254,6 +255,7 @@ def ger(input, vec2) -> Tensor:
     return as_tensor(input).outer(vec2)
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
     return _scale(as_tensor(input), beta) + _scale(mm(mat1, mat2), alpha)
@@ -267,10 +269,12 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(ger(vec1, vec2), alpha)
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2), alpha)
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
     return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2).sum(0), alpha)
 

@@ -29,6 +29,9 @@ except ImportError as e:  # pragma: no cover - depends on what is installed
     ) from e
 
 __all__ = ["SummaryWriter"]
+#: torch.utils.tensorboard is a package in PyTorch: its submodules (writer, summary) import
+#: and refuse at use (minigrad/unsupported.py). An empty ``__path__`` makes this a package.
+__path__: list[str] = []
 
 
 def _number(value) -> float:

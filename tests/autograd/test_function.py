@@ -283,6 +283,7 @@ def _in_place_graph(x, v):
 def _examples():
     """One expression per Function that defines both backwards (float64 leaves)."""
     import minigrad.nn.functional as F
+    from minigrad.amp.rounding import RoundTo
 
     a, b, c = _normal((3, 1), 1), _normal((4,), 2), _normal((2, 3, 4), 3)
     p, q = _pos((3, 4), 4), _pos((4,), 5)
@@ -371,6 +372,7 @@ def _examples():
             _normal((2, 3, 4), 17), _normal((2, 5, 4), 18), _normal((2, 5, 4), 19)
         ),
         F.linear(_normal((2, 3, 4), 20), _normal((5, 4), 21), _normal((5,), 22)),
+        RoundTo.apply(c.float(), "bfloat16"),  # autocast's rounding (float32 only)
     ]
 
 

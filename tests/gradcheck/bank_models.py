@@ -303,7 +303,8 @@ class MaskedMeanFn(Function):
     def forward(ctx, x, valid):
         ctx.valid = np.asarray(valid, dtype=bool)
         ctx.count = ctx.valid.sum(1, keepdims=True)  # (B, 1)
-        return (x.numpy() * ctx.valid[..., None]).sum(1) / ctx.count
+        mean = (x.numpy() * ctx.valid[..., None]).sum(1) / ctx.count
+        return mean.astype(x.numpy().dtype)  # the count is an int: keep x's float dtype
 
     @classmethod
     def backward(cls, ctx, g):

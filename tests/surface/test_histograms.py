@@ -67,3 +67,13 @@ def test_ranges_as_pytorch(text, torch):
 def test_errors(text, error):
     with pytest.raises(error):
         eval(text)
+
+
+def test_histogram_takes_pytorchs_default_of_100_bins(torch):
+    """``torch.histogram(t, density=True)`` (makemore part 3): bins defaults to 100."""
+    a = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
+    hist, edges = mg.histogram(mg.tensor(a), density=True)
+    theirs = torch.histogram(torch.from_numpy(a), density=True)
+    assert hist.shape == (100,) and edges.shape == (101,)
+    np.testing.assert_allclose(hist.numpy(), theirs.hist.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(edges.numpy(), theirs.bin_edges.numpy(), rtol=1e-6)

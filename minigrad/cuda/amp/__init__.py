@@ -8,5 +8,8 @@ from __future__ import annotations
 
 from minigrad.cuda.amp.autocast_mode import autocast
 from minigrad.cuda.amp.grad_scaler import GradScaler
+from minigrad.unsupported import module_getattr
 
 __all__ = ["GradScaler", "autocast"]
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why

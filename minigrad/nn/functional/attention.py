@@ -45,9 +45,11 @@ import functools
 
 import numpy as np
 
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.functions.constant import constant
+from minigrad.functions.errors import DtypeMismatchError
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
@@ -348,6 +350,7 @@ def _batch_shape(fn: str, named_shapes) -> tuple:
         ) from None
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,
@@ -396,7 +399,7 @@ def scaled_dot_product_attention(
         if t.dtype.kind != "f":
             raise TypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
     if key.dtype != query.dtype or value.dtype != query.dtype:
-        raise TypeError(
+        raise DtypeMismatchError(  # PyTorch's RuntimeError (and minigrad's old TypeError)
             f"{fn}: query, key and value must have the same dtype, got {query.dtype}, "
             f"{key.dtype} and {value.dtype}"
         )

@@ -18,7 +18,9 @@ import math
 
 import numpy as np
 
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import DtypeMismatchError
 from minigrad.kernels.reduction import sum_leading
 from minigrad.ops import einsum
 from minigrad.printing import shape_str
@@ -73,6 +75,7 @@ class Linear(Function):
         return gx, gw, gb
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Affine map ``y = x W^T + b``.
 
@@ -109,7 +112,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         bias is not None and bias._data.dtype != x._data.dtype
     ):
         bias_dtype = "" if bias is None else f", bias {bias._data.dtype}"
-        raise TypeError(
+        raise DtypeMismatchError(  # PyTorch's RuntimeError (and minigrad's old TypeError)
             f"linear: input and weights must have the same dtype, got input {x._data.dtype}, "
             f"weight {weight._data.dtype}{bias_dtype} (convert the model with .double() / "
             ".float(), or the input with .to(dtype))"

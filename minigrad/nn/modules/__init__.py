@@ -20,3 +20,6 @@ from minigrad.nn.modules.padding import *
 from minigrad.nn.modules.sparse import *
 from minigrad.nn.modules.transformer import *
 from minigrad.nn.modules.utils import *
+from minigrad.unsupported import module_getattr
+
+__getattr__ = module_getattr(__name__)  # submodule paths, and unsupported names say why

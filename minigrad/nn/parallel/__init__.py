@@ -19,6 +19,7 @@ import contextlib
 from minigrad import distributed as _process_group  # not "distributed": a submodule here
 from minigrad.devices import check_device
 from minigrad.nn.module import Module
+from minigrad.unsupported import module_getattr
 
 __all__ = ["DataParallel", "DistributedDataParallel"]
 
@@ -79,3 +80,6 @@ class DataParallel(Module):
 
     def forward(self, *args, **kwargs):
         return self.module(*args, **kwargs)
+
+
+__getattr__ = module_getattr(__name__)  # replicate, scatter ...: unsupported.json

@@ -1,7 +1,7 @@
 """Utilities for training modules (``nn.utils.clip_grad_norm_``,
 ``parameters_to_vector``, ...)."""
 
-from minigrad.nn.utils import parametrizations, parametrize, stateless
+from minigrad.nn.utils import parametrizations, parametrize, rnn, stateless
 from minigrad.nn.utils.clip_grad import *  # noqa: F403
 from minigrad.nn.utils.clip_grad import __all__ as _clip_names
 from minigrad.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
@@ -21,6 +21,7 @@ __all__ = [
     "remove_spectral_norm",
     "parametrizations",
     "parametrize",
+    "rnn",
     "stateless",
 ]
 
