@@ -26,6 +26,7 @@ from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
+from minigrad.functions import signatures
 from minigrad.functions import unary as U
 from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
@@ -639,18 +640,18 @@ class Tensor:
         x = _floating(self) if dtype is None else self.to(dtype)
         return R.Mean.apply(x, R.reduce_dims(dim, self._data.ndim), keepdim)
 
-    def var(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
-        """Variance over ``dim``: sum (x - mean)^2 / (n - correction). ``unbiased=False``
-        is ``correction=0``."""
-        if unbiased is not None:
-            correction = 1 if unbiased else 0
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Variance over ``dim``: sum (x - mean)^2 / (n - correction), ``correction`` 1 by
+        default. ``unbiased=False`` is ``correction=0``; as in PyTorch, a positional bool
+        is ``unbiased`` (``x.var(False)``, ``x.var(0, False, True)``: functions/signatures.py).
+        """
+        dim, keepdim, correction = signatures.variance("var", dim, unbiased, keepdim, correction)
         dims = R.reduce_dims(dim, self._data.ndim)
         return R.Var.apply(_floating(self), dims, keepdim, correction)
 
-    def std(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         """Standard deviation over ``dim``: ``sqrt(var(...))`` (same arguments as ``var``)."""
-        if unbiased is not None:
-            correction = 1 if unbiased else 0
+        dim, keepdim, correction = signatures.variance("std", dim, unbiased, keepdim, correction)
         dims = R.reduce_dims(dim, self._data.ndim)
         return R.Std.apply(_floating(self), dims, keepdim, correction)
 
@@ -696,17 +697,21 @@ class Tensor:
     def logsumexp(self, dim, keepdim: bool = False):
         return R.LogSumExp.apply(_floating(self), R.reduce_dims(dim, self._data.ndim), keepdim)
 
-    def softmax(self, dim: int):
-        (d,) = R.normalize_dims(dim, self._data.ndim)
-        if self._data.ndim == 0:
-            return self.reshape(1).softmax(0).reshape(())
-        return R.Softmax.apply(_floating(self), d)
+    def softmax(self, dim: int, dtype=None):
+        """exp(x) / sum(exp(x)) along ``dim`` (computed in ``dtype`` if given)."""
+        x = self if dtype is None else self.to(dtype)
+        (d,) = R.normalize_dims(dim, x._data.ndim)
+        if x._data.ndim == 0:
+            return x.reshape(1).softmax(0).reshape(())
+        return R.Softmax.apply(_floating(x), d)
 
-    def log_softmax(self, dim: int):
-        (d,) = R.normalize_dims(dim, self._data.ndim)
-        if self._data.ndim == 0:
-            return self.reshape(1).log_softmax(0).reshape(())
-        return R.LogSoftmax.apply(_floating(self), d)
+    def log_softmax(self, dim: int, dtype=None):
+        """x - logsumexp(x) along ``dim`` (computed in ``dtype`` if given)."""
+        x = self if dtype is None else self.to(dtype)
+        (d,) = R.normalize_dims(dim, x._data.ndim)
+        if x._data.ndim == 0:
+            return x.reshape(1).log_softmax(0).reshape(())
+        return R.LogSoftmax.apply(_floating(x), d)
 
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape):
@@ -938,10 +943,12 @@ class Tensor:
             src = src.clone()  # the copy's own node, so that self does not share src's
         return self._inplace("copy_", src, cast=True)
 
-    def add_(self, other, alpha=1) -> Tensor:
+    def add_(self, other, *legacy, alpha=1) -> Tensor:
+        other, alpha = signatures.scaled_operand("add_", other, legacy, alpha)
         return self._inplace("add_", self + (other * alpha if alpha != 1 else other))
 
-    def sub_(self, other, alpha=1) -> Tensor:
+    def sub_(self, other, *legacy, alpha=1) -> Tensor:
+        other, alpha = signatures.scaled_operand("sub_", other, legacy, alpha)
         return self._inplace("sub_", self - (other * alpha if alpha != 1 else other))
 
     def mul_(self, other) -> Tensor:

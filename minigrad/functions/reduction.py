@@ -279,8 +279,14 @@ class LogSumExp(Function):
         return _expand_back_array(g, ctx) * softmax, None, None
 
 
+def _max_keep(x: np.ndarray, dims) -> np.ndarray:
+    """The max over ``dims`` (kept as size-1 dims); -inf over no elements (a dim of size
+    0), where ``np.max`` would raise, so the shift below works on empty tensors too."""
+    return np.max(x, axis=dims, keepdims=True, initial=-np.inf)
+
+
 def _logsumexp_keep(x: np.ndarray, dims) -> np.ndarray:
-    m = np.max(x, axis=dims, keepdims=True)
+    m = _max_keep(x, dims)
     m = np.where(np.isfinite(m), m, 0.0).astype(x.dtype, copy=False)
     return np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
 
@@ -293,7 +299,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
-        e = np.exp(x._data - np.max(x._data, axis=dim, keepdims=True))
+        e = np.exp(x._data - _max_keep(x._data, dim))
         y = e / np.sum(e, axis=dim, keepdims=True)
         ctx.save_for_backward(y)
         ctx.dim = dim

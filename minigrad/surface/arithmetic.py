@@ -24,6 +24,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.functions import signatures
 from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
 from minigrad.surface.elementwise import call
@@ -40,13 +41,15 @@ def _scaled(other, alpha):
     return other if alpha == 1 else other * alpha
 
 
-def add(input, other, *, alpha=1) -> Tensor:
-    """input + alpha * other."""
+def add(input, other, *legacy, alpha=1) -> Tensor:
+    """input + alpha * other (also PyTorch's legacy ``add(input, alpha, other)``)."""
+    other, alpha = signatures.scaled_operand("add", other, legacy, alpha)
     return as_tensor(input) + _scaled(other, alpha)
 
 
-def sub(input, other, *, alpha=1) -> Tensor:
-    """input - alpha * other."""
+def sub(input, other, *legacy, alpha=1) -> Tensor:
+    """input - alpha * other (also PyTorch's legacy ``sub(input, alpha, other)``)."""
+    other, alpha = signatures.scaled_operand("sub", other, legacy, alpha)
     return as_tensor(input) - _scaled(other, alpha)
 
 
@@ -88,13 +91,15 @@ def true_divide(input, other) -> Tensor:
     return as_tensor(input) / other
 
 
-def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
-    """input + value * tensor1 * tensor2."""
+def addcmul(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
+    """input + value * tensor1 * tensor2 (also the legacy ``addcmul(input, value, t1, t2)``)."""
+    tensor1, tensor2, value = signatures.scaled_pair("addcmul", tensor1, tensor2, legacy, value)
     return as_tensor(input) + _scaled(as_tensor(tensor1) * tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
-    """input + value * tensor1 / tensor2."""
+def addcdiv(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
+    """input + value * tensor1 / tensor2 (also the legacy ``addcdiv(input, value, t1, t2)``)."""
+    tensor1, tensor2, value = signatures.scaled_pair("addcdiv", tensor1, tensor2, legacy, value)
     return as_tensor(input) + _scaled(as_tensor(tensor1) / tensor2, value)
 
 

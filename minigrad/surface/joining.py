@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions.errors import ShapeError
+from minigrad.functions.signatures import scaled_sum
 from minigrad.ops import cat, stack
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
@@ -254,33 +255,55 @@ def ger(input, vec2) -> Tensor:
     return as_tensor(input).outer(vec2)
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+# The legacy forms with leading numbers (``addmm(beta, input, alpha, mat1, mat2)``,
+# ``input.addmm(beta, mat1, mat2)``) are read by functions/signatures.scaled_sum.
+def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
-    return _scale(as_tensor(input), beta) + _scale(mm(mat1, mat2), alpha)
+    input, mat1, mat2, beta, alpha = scaled_sum("addmm", (input, mat1, mat2, *legacy), beta, alpha)
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(mv(mat, vec), alpha)
+def addmv(input, mat, vec, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    input, mat, vec, beta, alpha = scaled_sum("addmv", (input, mat, vec, *legacy), beta, alpha)
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(ger(vec1, vec2), alpha)
+def addr(input, vec1, vec2, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2)."""
+    input, vec1, vec2, beta, alpha = scaled_sum("addr", (input, vec1, vec2, *legacy), beta, alpha)
+    return _scaled_sum(input, ger(vec1, vec2), beta, alpha)
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2), alpha)
+def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    args = (input, batch1, batch2, *legacy)
+    input, batch1, batch2, beta, alpha = scaled_sum("baddbmm", args, beta, alpha)
+    return _scaled_sum(input, as_tensor(batch1).bmm(batch2), beta, alpha)
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2).sum(0), alpha)
+def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * sum over the batch of batch1 @ batch2."""
+    args = (input, batch1, batch2, *legacy)
+    input, batch1, batch2, beta, alpha = scaled_sum("addbmm", args, beta, alpha)
+    return _scaled_sum(input, as_tensor(batch1).bmm(batch2).sum(0), beta, alpha)
 
 
-def _scale(x: Tensor, c) -> Tensor:
-    if c == 1:
-        return x
-    if c == 0:
-        return x * 0  # beta = 0: input is ignored (NaN in it too, as PyTorch)
-    return x * c
+def _scaled_sum(input, product: Tensor, beta, alpha) -> Tensor:
+    """``beta * input + alpha * product`` as PyTorch computes it: for an integer (bool)
+    product, ``beta`` and ``alpha`` are taken as integers (bools), as its documentation
+    says they must be; ``beta = 0`` ignores ``input``, so NaN and inf in it do not
+    propagate (and its gradient is 0)."""
+    input = as_tensor(input)
+    if product.dtype.kind == "b":
+        beta, alpha = bool(beta), bool(alpha)
+    elif product.dtype.kind in "iu":
+        beta, alpha = int(beta), int(alpha)
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        shape = np.broadcast_shapes(input.shape, scaled.shape)
+        return scaled if scaled.shape == shape else scaled.expand(shape).clone()
+    return (input if beta == 1 else input * beta) + scaled
 
 
 def kron(input, other) -> Tensor:

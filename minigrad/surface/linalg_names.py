@@ -260,25 +260,29 @@ def renorm_(input, p, dim: int, maxnorm) -> Tensor:
 
 
 # --------------------------------------------------- in-place matrix products (x.addmm_)
-def addmm_(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
-    """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below)."""
-    return input._inplace("addmm_", input.addmm(mat1, mat2, beta=beta, alpha=alpha))
+def addmm_(input, mat1, mat2, *legacy, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below;
+    the legacy forms with leading numbers as in ``addmm``)."""
+    out = input.addmm(mat1, mat2, *legacy, beta=beta, alpha=alpha)
+    return input._inplace("addmm_", out)
 
 
-def addmv_(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("addmv_", input.addmv(mat, vec, beta=beta, alpha=alpha))
+def addmv_(input, mat, vec, *legacy, beta=1, alpha=1) -> Tensor:
+    return input._inplace("addmv_", input.addmv(mat, vec, *legacy, beta=beta, alpha=alpha))
 
 
-def addr_(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("addr_", input.addr(vec1, vec2, beta=beta, alpha=alpha))
+def addr_(input, vec1, vec2, *legacy, beta=1, alpha=1) -> Tensor:
+    return input._inplace("addr_", input.addr(vec1, vec2, *legacy, beta=beta, alpha=alpha))
 
 
-def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("baddbmm_", input.baddbmm(batch1, batch2, beta=beta, alpha=alpha))
+def baddbmm_(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    out = input.baddbmm(batch1, batch2, *legacy, beta=beta, alpha=alpha)
+    return input._inplace("baddbmm_", out)
 
 
-def addbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("addbmm_", input.addbmm(batch1, batch2, beta=beta, alpha=alpha))
+def addbmm_(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    out = input.addbmm(batch1, batch2, *legacy, beta=beta, alpha=alpha)
+    return input._inplace("addbmm_", out)
 
 
 # ------------------------------------------------------------------ randomized SVD, PCA
