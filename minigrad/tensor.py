@@ -28,7 +28,7 @@ from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
 from minigrad.functions import signatures
 from minigrad.functions import unary as U
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import IndexRangeError, ShapeError
 from minigrad.printing import shape_str
 
 _Number = (int, float, np.integer, np.floating, bool, np.bool_)
@@ -882,12 +882,31 @@ class Tensor:
         self._inplace("__setitem__", I.IndexPut.apply(self, key, value), cast=True)
 
     def gather(self, dim: int, index):
+        """out[i][j] = self[i][index[i][j]] (dim 1). As in PyTorch, a 0-d tensor gathers
+        as a vector of one element, and an empty index gives an empty result."""
         (d,) = R.normalize_dims(dim, self._data.ndim)
         index = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if index.size == 0:
+            return self.reshape(-1)[np.zeros(index.shape, dtype=np.int64)]
+        if self._data.ndim == 0:
+            return self.reshape(1).gather(0, index.reshape(-1)).reshape(index.shape)
         if index.ndim != self._data.ndim:
             raise ShapeError(
                 f"gather: index must have as many dims as the input ({self._data.ndim}), "
                 f"got shape {shape_str(index.shape)}"
+            )
+        for i, (n, m) in enumerate(zip(index.shape, self._data.shape)):
+            if i != d and n > m:
+                raise ShapeError(
+                    f"gather: Size does not match at dimension {i}: index is {n} there, "
+                    f"the input only {m} (index {shape_str(index.shape)}, input "
+                    f"{shape_str(self._data.shape)})"
+                )
+        size = self._data.shape[d]
+        if index.min() < -size or index.max() >= size:
+            raise IndexRangeError(
+                f"gather: index {index.max() if index.max() >= size else index.min()} is out "
+                f"of bounds for dimension {d} with size {size}"
             )
         return I.Gather.apply(self, d, index)
 

@@ -16,3 +16,9 @@ class ShapeError(RuntimeError, ValueError):
 
 class DtypeError(TypeError, NotImplementedError):
     """An operation that is not defined for a tensor's dtype (``bitwise_and`` on floats)."""
+
+
+class IndexRangeError(IndexError, RuntimeError):
+    """An index out of range of its dim: PyTorch raises ``IndexError`` for some
+    operations (``index_select``, ``x[i]``) and ``RuntimeError`` for others (``gather``,
+    ``scatter``), so this is both."""

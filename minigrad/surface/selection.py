@@ -21,7 +21,8 @@ import numpy as np
 
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import IndexRangeError, ShapeError
+from minigrad.functions.scatter import ScatterReduce
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
@@ -46,7 +47,7 @@ def _const(array) -> Tensor:
 def _check_range(idx: np.ndarray, size: int, what: str) -> np.ndarray:
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx.max() if idx.max() >= size else idx.min()
-        raise IndexError(f"{what}: index {bad} is out of bounds for size {size}")
+        raise IndexRangeError(f"{what}: index {bad} is out of bounds for size {size}")
     return idx
 
 
@@ -202,13 +203,53 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
 
 
 # ------------------------------------------------------------------------------ placing
-def _src_for(src, index: np.ndarray, like: Tensor) -> Tensor:
-    """``src`` cut to ``index``'s shape (PyTorch uses only that corner of it)."""
+def _scalar_as_vector(op):
+    """PyTorch lets the ops that place values along a dim (scatter, index_add, ...) take
+    a 0-d tensor as a vector of one element (dim 0 or -1), with a 0-d (or one-element)
+    index and source: run ``op`` on one-element vectors, and return a 0-d result. (A
+    source is the argument after the index; ``index_fill``'s value stays as it is.)"""
+
+    def run(input, dim, index, *args, **kwargs):
+        x = as_tensor(input)
+        if x.ndim != 0:
+            return op(x, dim, index, *args, **kwargs)
+        _dim(dim, 1)  # 0 or -1, else PyTorch's IndexError
+        if args and op.__name__ != "index_fill":
+            args = (_one_element(args[0]), *args[1:])
+        if "src" in kwargs:
+            kwargs["src"] = _one_element(kwargs["src"])
+        return op(x.reshape(1), 0, _one_element(index), *args, **kwargs).reshape(())
+
+    run.__name__, run.__qualname__, run.__doc__ = op.__name__, op.__qualname__, op.__doc__
+    return run
+
+
+def _one_element(a):
+    """A 0-d tensor (or array) as a vector of one element; anything else as it is."""
+    if isinstance(a, (Tensor, np.ndarray)) and a.ndim == 0:
+        return a.reshape(1)
+    return a
+
+
+def _src_for(src, index: np.ndarray, like: Tensor, what: str) -> Tensor:
+    """``src`` cut to ``index``'s shape (PyTorch uses only that corner of it); a tensor
+    ``src`` must have the input's dtype and index's number of dims, and be at least as
+    large as index in every dim, as PyTorch requires."""
     if not isinstance(src, Tensor):
         return _const(np.asarray(src, dtype=like.dtype))
-    return src[tuple(slice(0, s) for s in index.shape)].to(like.dtype)
+    if src.dtype != like.dtype:
+        raise ShapeError(
+            f"{what}: Expected self.dtype to be equal to src.dtype ({like.dtype} and {src.dtype})"
+        )
+    if src.ndim != index.ndim or any(i > s for i, s in zip(index.shape, src.shape)):
+        raise ShapeError(
+            f"{what}: index of shape {shape_str(index.shape)} does not fit src of shape "
+            f"{shape_str(src.shape)} (same number of dims, no dim larger)"
+        )
+    return src[tuple(slice(0, s) for s in index.shape)]
 
 
+@_scalar_as_vector
 def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """``out[index[i][j]][j] = src[i][j]`` (for dim 0): the input with values written at
     ``index`` along ``dim``. ``src`` may be a number (PyTorch's ``value``)."""
@@ -221,18 +262,20 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
     d = _dim(dim, x.ndim)
     idx = _array(index, "scatter")
     key = _along(x, d, idx, "scatter")
-    return I.Put.apply(x, _src_for(src, idx, x), key)
+    return I.Put.apply(x, _src_for(src, idx, x, "scatter"), key)
 
 
+@_scalar_as_vector
 def scatter_add(input, dim: int, index, src) -> Tensor:
     """The input with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     x = as_tensor(input)
     d = _dim(dim, x.ndim)
     idx = _array(index, "scatter_add")
     key = _along(x, d, idx, "scatter_add")
-    return x + I.IndexAdd.apply(_src_for(src, idx, x), x.shape, key, True)
+    return x + I.IndexAdd.apply(_src_for(src, idx, x, "scatter_add"), x.shape, key, True)
 
 
+@_scalar_as_vector
 def scatter_reduce(
     input,
     dim: int,
@@ -248,7 +291,7 @@ def scatter_reduce(
     d = _dim(dim, x.ndim)
     idx = _array(index, "scatter_reduce")
     key = _along(x, d, idx, "scatter_reduce")
-    s = _src_for(src, idx, x)
+    s = _src_for(src, idx, x, "scatter_reduce")
     hit = np.zeros(x.shape, bool)
     hit[key] = True
     base = x if include_self else x.masked_fill(_const(hit), 0)
@@ -262,20 +305,9 @@ def scatter_reduce(
         count = np.where(count == 0, 1, count)
         out = total / _const(count.astype(x.dtype))
         return out if x.dtype.kind == "f" else out.floor().to(x.dtype)
-    ufuncs = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
-    if reduce not in ufuncs:
+    if reduce not in ScatterReduce.REDUCTIONS:
         raise RuntimeError(f"scatter_reduce: unknown reduce {reduce!r}")
-    if x.requires_grad or s.requires_grad:
-        raise NotImplementedError(
-            f"scatter_reduce: minigrad computes reduce={reduce!r} without a gradient; "
-            "use 'sum' or 'mean', or detach the inputs"
-        )
-    out = x._data.copy()
-    if not include_self:
-        identity = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-        out[key] = np.asarray(identity).astype(out.dtype) if out.dtype.kind == "f" else 0
-    ufuncs[reduce].at(out, key, s._data)
-    return _const(out)
+    return ScatterReduce.apply(x, s, key, reduce, include_self)
 
 
 def _dim_index(x: Tensor, dim: int, index, what: str) -> tuple:
@@ -285,23 +317,40 @@ def _dim_index(x: Tensor, dim: int, index, what: str) -> tuple:
     return d, idx
 
 
+def _slices_source(x: Tensor, d: int, idx: np.ndarray, source, what: str) -> Tensor:
+    """``source`` of index_add / index_copy: shaped like ``x`` with ``len(idx)`` along
+    ``d`` (PyTorch's RuntimeError otherwise)."""
+    source = as_tensor(source)
+    want = x.shape[:d] + (idx.size,) + x.shape[d + 1 :]
+    if source.shape != want and not (source.numel() == idx.size and source.ndim <= 1 == x.ndim):
+        raise ShapeError(
+            f"{what}: source tensor shape must match self tensor shape, excluding the "
+            f"specified dimension: expected {shape_str(want)}, got {shape_str(source.shape)}"
+        )
+    return source
+
+
+@_scalar_as_vector
 def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
     """The input with ``alpha * source`` added at ``index`` along ``dim``."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_add")
-    source = as_tensor(source).to(x.dtype)
+    source = _slices_source(x, d, idx, source, "index_add").to(x.dtype)
     if alpha != 1:
         source = source * alpha
     return x + I.IndexAdd.apply(source, x.shape, _dim_key(x.ndim, d, idx), True)
 
 
+@_scalar_as_vector
 def index_copy(input, dim: int, index, source) -> Tensor:
     """The input with the slices at ``index`` along ``dim`` replaced by ``source``'s."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_copy")
-    return I.Put.apply(x, as_tensor(source).to(x.dtype), _dim_key(x.ndim, d, idx))
+    source = _slices_source(x, d, idx, source, "index_copy").to(x.dtype)
+    return I.Put.apply(x, source, _dim_key(x.ndim, d, idx))
 
 
+@_scalar_as_vector
 def index_fill(input, dim: int, index, value) -> Tensor:
     """The input with the slices at ``index`` along ``dim`` set to ``value``."""
     x = as_tensor(input)

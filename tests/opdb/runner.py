@@ -489,13 +489,15 @@ def run_error_input(torch, mg_fn, error_input) -> Result:
 
 def _call_rejected(exc: BaseException) -> bool:
     """Python's TypeError for a call that does not fit the signature (an unexpected
-    keyword such as ``out=``): a rejection of the call, raised before any of minigrad's
-    code runs."""
+    keyword such as ``out=``, too many arguments): the call is rejected before the
+    operation runs, with the class PyTorch uses for a call it cannot bind."""
+    if not isinstance(exc, TypeError):
+        return False
+    if "got an unexpected keyword argument" in str(exc):
+        return True
     frames = traceback.extract_tb(exc.__traceback__)
-    return (
-        isinstance(exc, TypeError)
-        and bool(frames)
-        and not any(str(Path(f.filename).resolve()).startswith(MINIGRAD_DIR) for f in frames)
+    return bool(frames) and not any(
+        str(Path(f.filename).resolve()).startswith(MINIGRAD_DIR) for f in frames
     )
 
 
