@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from minigrad.surface.elementwise import call, special_functions
 from minigrad.tensor import Tensor, as_tensor
 
@@ -59,7 +61,8 @@ def polygamma(n: int, input) -> Tensor:
     if n == 1:
         return call("trigamma", input)
     x = as_tensor(input)
-    order = x.new_full(x.shape, n + 1.0, dtype=x.dtype if x.dtype.kind == "f" else None)
+    # the order n + 1 as a float tensor (an integer or bool x computes in float32)
+    order = x.new_full(x.shape, n + 1.0, dtype=x.dtype if x.dtype.kind == "f" else np.float32)
     return call("zeta", order, x) * ((-1) ** (n + 1) * math.factorial(n))
 
 

@@ -189,6 +189,16 @@ nn.functional.rrelu
 """.split()
 )
 
+#: Ops whose float32 result is not their float64 result rounded to float32 (the step to
+#: the next float32, the largest float32 ...): their float32 values must match PyTorch's
+#: float32 ones (runner._as_accurate_as_float64 does not apply).
+PRECISION_SPECIFIC = frozenset(
+    """
+nextafter frexp nan_to_num ldexp float_power to bfloat16 bool byte char double float half
+int long short
+""".split()
+)
+
 #: OpInfos of PyTorch's private operators: not names of a namespace minigrad mirrors.
 INTERNAL = {
     **dict.fromkeys(
@@ -234,6 +244,7 @@ class Entry:
     mg_fn: object = None
     meta_only: bool = False
     compare: object = None  # outputs unique only up to a choice: choices.CHOICES
+    upcast: bool = True  # see PRECISION_SPECIFIC
 
 
 def key_of(op) -> str:

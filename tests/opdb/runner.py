@@ -345,6 +345,7 @@ class Call:
     op: object = None  # the OpInfo, for its tolerances and output_process_fn_grad
     grads: bool = True
     compare: object = None  # for outputs unique only up to a choice (choices.py)
+    upcast: bool = True  # float32 values may match PyTorch's float64 ones instead
 
 
 def run_sample(torch, call: Call, sample, torch_dtype, seed: int) -> Result:
@@ -383,6 +384,9 @@ def _run_sample(torch, call, sample, torch_dtype, seed):
         problem = call.compare(torch, got, want, sample, plain)
     else:
         problem = plain(got, want)
+    if problem is not None and problem.outcome == VALUE and call.upcast:
+        if _as_accurate_as_float64(torch, call, sample, got, want, plain):
+            problem = None
     if problem is not None:
         return problem
     if call.grads and not call.meta_only and dtype_name(torch_dtype) == "float64":
@@ -395,6 +399,44 @@ def _run_sample(torch, call, sample, torch_dtype, seed):
         if problem is not None:
             return problem
     return Result(PASS)
+
+
+def _as_accurate_as_float64(torch, call, sample, got, want, plain) -> bool:
+    """True when minigrad's float32 (float16) outputs, which differ from PyTorch's, match
+    what PyTorch computes for the same sample in float64, rounded to the output's dtype.
+
+    PyTorch's float32 result carries its own rounding error (an ill-conditioned value:
+    a polynomial near a root, a sum that cancels); an answer within the OpInfo's float32
+    tolerance of the float64 one is at least as right as PyTorch's, so it passes. Ops
+    whose float32 result is not the rounded float64 one (``nextafter``) do not get this
+    (``catalog.PRECISION_SPECIFIC``)."""
+    low = {torch.float32, torch.float16}
+
+    def up(obj):
+        if isinstance(obj, torch.Tensor):
+            return obj.detach().to(torch.float64) if obj.dtype in low else obj.detach()
+        if isinstance(obj, torch.dtype):
+            return torch.float64 if obj in low else obj
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(up(v) for v in obj) if type(obj) in (list, tuple) else obj
+        if isinstance(obj, dict):
+            return {k: up(v) for k, v in obj.items()}
+        return obj
+
+    try:
+        reference = call.torch_fn(up(sample.input), *up(tuple(sample.args)), **up(sample.kwargs))
+    except Exception:
+        return False
+    refs, wants = flatten(reference), flatten(want)
+    if len(refs) != len(wants):
+        return False
+    rounded = [
+        r.to(w.dtype) if isinstance(r, torch.Tensor) and isinstance(w, torch.Tensor) else r
+        for r, w in zip(refs, wants)
+    ]
+    return (
+        plain(got, type(want)(rounded) if isinstance(want, (list, tuple)) else rounded[0]) is None
+    )
 
 
 #: Gradients are compared with this (rtol, atol) for the input's dtype, atol relative
