@@ -403,9 +403,12 @@ def matrix_power(input, n: int) -> Tensor:
             out = base if out is None else out @ base
         base = base @ base if n > 1 else base
         n >>= 1
-    if out is None:
+    if out is None:  # n = 0: the identity, in A's graph with gradient 0 (as PyTorch)
+        from minigrad.ops import where
+
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape)
-        return Tensor._make(eye.copy(), False, None)
+        every = Tensor._make(np.ones(A.shape, bool), False, None)
+        return where(every, Tensor._make(eye.copy(), False, None), A)
     return out
 
 

@@ -71,8 +71,8 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if x.ndim == 0:
         return x.clone()
     n = x.shape[d]
-    if n == 0:
-        out = _const(np.ones(x.shape[:d] + x.shape[d + 1 :], x.dtype))
+    if n == 0:  # the empty product is 1, in x's graph (gradient: nothing to give)
+        out = x.sum(d) * 0 + 1
     else:
         while x.shape[d] > 1:
             n = x.shape[d]
