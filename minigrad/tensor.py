@@ -344,6 +344,12 @@ class Tensor:
 
     _version_count = _version  # the name this counter had before
 
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor this one is a view of (the one that owns the memory), or None when
+        it is not a view (PyTorch's name: ``y._base is x`` after ``y = x.diagonal()``)."""
+        return None if self._view is None else self._view.base
+
     def _bump_version(self) -> None:
         views.counter_of(self)[0] += 1
 

@@ -23,6 +23,7 @@ from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
 from minigrad.functions.errors import IndexRangeError, ShapeError
 from minigrad.functions.scatter import ScatterReduce
+from minigrad.functions.windows import Diagonal, Unfold
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
@@ -124,18 +125,13 @@ def masked_select(input, mask) -> Tensor:
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The diagonal of the planes (dim1, dim2), as the last dim of the result."""
+    """The diagonal of the planes (dim1, dim2), as the last dim of the result: a view of
+    the input (writing into it writes the input's diagonal), as in PyTorch."""
     x = as_tensor(input)
     d1, d2 = _dim(dim1, x.ndim), _dim(dim2, x.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal: dim1 and dim2 cannot be the same dim ({dim1})")
-    rest = [i for i in range(x.ndim) if i not in (d1, d2)]
-    x = x.permute(*rest, d1, d2)
-    rows, cols = x.shape[-2], x.shape[-1]
-    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
-    i = np.arange(n) + max(-offset, 0)
-    j = np.arange(n) + max(offset, 0)
-    return x[(Ellipsis, i, j)]
+    return Diagonal.apply(x, int(offset), d1, d2)
 
 
 def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -171,19 +167,20 @@ def diagflat(input, offset: int = 0) -> Tensor:
 
 def unfold(input, dimension: int, size: int, step: int) -> Tensor:
     """Windows of ``size`` elements, every ``step`` along ``dimension``: that dim becomes
-    the window count and a new last dim of ``size`` holds each window."""
+    the window count and a new last dim of ``size`` holds each window. A view of the
+    input (windows that overlap share its elements), as in PyTorch; a 0-d input gives
+    the one window of ``size`` (0 or 1) elements."""
     x = as_tensor(input)
     d = _dim(dimension, max(x.ndim, 1))
     n = x.shape[d] if x.ndim else 1
-    if size > n or step <= 0:
+    if size < 0 or size > n or step <= 0:
         raise RuntimeError(
-            f"unfold: size ({size}) must be <= the size of dim {dimension} ({n}) and step "
+            f"unfold: size ({size}) must be in [0, {n}] (the size of dim {dimension}) and step "
             f"({step}) > 0"
         )
-    starts = np.arange(0, n - size + 1, step)
-    windows = starts[:, None] + np.arange(size)[None, :]  # (count, size)
-    out = x[_dim_key(x.ndim, d, windows)]  # dims: ..., count, size, ...
-    return out.movedim(d + 1, -1)
+    if x.ndim == 0:
+        return Unfold.apply(x.reshape(1), 0, int(size), int(step)).reshape(size)
+    return Unfold.apply(x, d, int(size), int(step))
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:

@@ -170,13 +170,25 @@ class Converter:
             raise NotExpressible("devices", f"a tensor on {t.device}")
         if t.ndim > 64:
             raise NotExpressible("numpy", f"a tensor of {t.ndim} dims (NumPy holds up to 64)")
-        array = t.detach().numpy(force=True)
-        array = np.array(array, copy=True, order="K")  # keeps a transposed layout
-        out = mg.from_numpy(array)
+        out = self._same_geometry(t)
         if t.requires_grad:
             out.requires_grad_(True)
         self.tensors[key] = (t, out)
         return out
+
+    def _same_geometry(self, t):
+        """A copy of ``t``: a tensor of its own when ``t`` is one, else a view with
+        ``t``'s sizes, strides and storage offset into a copy of its whole storage (so a
+        transposed, expanded or offset sample stays one, and ``as_strided`` on it sees
+        the storage PyTorch's sees)."""
+        torch = self.torch
+        n = t.untyped_storage().nbytes() // t.element_size()
+        if t.is_contiguous() and t.storage_offset() == 0 and n == t.numel():
+            return mg.from_numpy(t.detach().numpy(force=True).copy())
+        whole = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage(), 0, (n,), (1,))
+        base = mg.from_numpy(whole.numpy().copy())
+        with mg.no_grad():
+            return base.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
 
     def grad_pairs(self):
         """(torch tensor, minigrad tensor) for every input that requires grad."""
