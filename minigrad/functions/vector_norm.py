@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.reduction import sum_array
 from minigrad.tensor import Tensor
 
 
@@ -18,7 +19,7 @@ class Norm2(Function):
     @staticmethod
     def forward(ctx, x, dims, keepdim):
         ctx.dims, ctx.keepdim = dims, keepdim
-        norm = np.sqrt(np.sum(x._data * x._data, axis=dims, keepdims=True))
+        norm = np.sqrt(sum_array(x._data * x._data, dims, keepdims=True))
         ctx.save_for_backward(x)
         ctx.norm = norm
         return norm if keepdim else np.squeeze(norm, axis=dims)
