@@ -350,10 +350,10 @@ def det(A) -> Tensor:
 
 def slogdet(A):
     """``(sign, logabsdet)``: the sign and log |det A|; the gradient flows through
-    ``logabsdet``."""
+    ``logabsdet`` (the sign's is 0, but it stays in the graph, as in PyTorch)."""
     A = _square(as_tensor(A), "slogdet")
     d = det(A)
-    return rt.linalg_slogdet(d.sign().detach(), d.abs().log())
+    return rt.linalg_slogdet(d.sign(), d.abs().log())
 
 
 def solve(A, B, *, left: bool = True) -> Tensor:

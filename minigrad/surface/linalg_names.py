@@ -34,13 +34,22 @@ def cholesky(input, upper: bool = False) -> Tensor:
 
 def cholesky_solve(input, input2, upper: bool = False) -> Tensor:
     """X with ``A X = B`` for ``B = input`` and A given by its Cholesky factor
-    ``input2`` (``A = L L^T``, or ``U^T U`` with ``upper=True``): two triangular solves,
-    differentiable in both."""
-    solve_triangular = _linalg().solve_triangular
-    factor = as_tensor(input2)
-    lower = factor.mT if upper else factor
-    y = solve_triangular(lower, as_tensor(input), upper=False)  # L y = B
-    return solve_triangular(lower.mT, y, upper=True)  # L^T x = y
+    ``input2`` (``A = L L^T``, or ``U^T U`` with ``upper=True``), differentiable in both
+    with PyTorch's gradient (``functions/linalg.CholeskySolve``)."""
+    from minigrad.functions.linalg import CholeskySolve
+
+    b, factor = as_tensor(input), as_tensor(input2)
+    if b.ndim < 2 or factor.ndim < 2 or factor.shape[-1] != factor.shape[-2]:
+        raise RuntimeError(
+            f"cholesky_solve: expected a matrix B (*, n, k) and a square factor (*, n, n), got "
+            f"shapes {tuple(b.shape)} and {tuple(factor.shape)}"
+        )
+    if b.shape[-2] != factor.shape[-1]:
+        raise RuntimeError(
+            f"cholesky_solve: Incompatible matrix sizes for B {tuple(b.shape)} and the factor "
+            f"{tuple(factor.shape)}"
+        )
+    return CholeskySolve.apply(b, factor, bool(upper))
 
 
 def cholesky_inverse(input, upper: bool = False) -> Tensor:
