@@ -19,10 +19,15 @@ from minigrad.tensor import Tensor, _with_scalar, as_tensor
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
-    """Join tensors along an existing dimension."""
+    """Join tensors along an existing dimension. As in PyTorch, 1-D empty tensors (shape
+    (0,)) are left out whatever the others' shapes (they still count for the dtype)."""
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ShapeError("cat: expected a non-empty sequence of tensors")
+    dtype = dtypes.common_dtype([t._data.dtype for t in tensors])
+    kept = [t for t in tensors if t._data.shape != (0,)]
+    if kept and len(kept) < len(tensors):
+        tensors = [t.to(dtype) for t in kept]
     ndim = tensors[0]._data.ndim
     if ndim == 0:
         raise ShapeError("cat: zero-dimensional tensors cannot be concatenated (use stack)")

@@ -1188,12 +1188,17 @@ class Tensor:
             return TopK(values.reshape(()), Tensor._make(idx.reshape(()), False, None))
         return TopK(values, Tensor._make(idx, False, None))
 
-    def flip(self, *dims) -> Tensor:
+    def flip(self, *dims, **kwargs) -> Tensor:
         """Reverse the order of the entries along ``dims`` (``x.flip(0)``,
-        ``x.flip(0, 1)`` or ``x.flip((0, 1))``). A 0-d tensor accepts dim 0 or -1 and
-        comes back unchanged, as in PyTorch; ``x.flip()`` without dims is a TypeError."""
+        ``x.flip(0, 1)``, ``x.flip((0, 1))`` or ``x.flip(dims=(0, 1))``). A 0-d tensor
+        accepts dim 0 or -1 and comes back unchanged, as in PyTorch; ``x.flip()``
+        without dims is a TypeError."""
         from minigrad.functions.ordering import Flip
 
+        if "dims" in kwargs and not dims:
+            dims = (kwargs.pop("dims"),)
+        if kwargs:
+            raise TypeError(f"flip() got an unexpected keyword argument {next(iter(kwargs))!r}")
         if not dims:
             raise TypeError('flip() missing 1 required positional arguments: "dims"')
         dims = _ints(dims[0] if len(dims) == 1 else dims, "flip", "dims")
@@ -1249,8 +1254,10 @@ class Tensor:
                 f"repeat: the number of repeat dims ({len(sizes)}) can not be smaller than "
                 f"the number of dims of the tensor ({self._data.ndim})"
             )
-        if builtins.min(sizes) < 0:
+        if builtins.min(sizes, default=0) < 0:
             raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
+        if not sizes:  # x.repeat(()) of a 0-d tensor: a copy of it
+            return Repeat.apply(self.reshape(1), (1,)).reshape(())
         return Repeat.apply(self, sizes)
 
     def unbind(self, dim: int = 0) -> tuple:
@@ -1342,6 +1349,10 @@ def _compare(ufunc, a, b) -> Tensor:
 
 
 def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
+    if x._data.ndim == 0:  # the one element, index 0, still 0-d (as PyTorch, keepdim or not)
+        if dim is not None:
+            R.normalize_dims(dim, 0)
+        return Tensor._make(np.zeros((), dtype=np.int64), False, None)
     if dim is None:
         idx = np.asarray(fn(x._data))
         if keepdim:

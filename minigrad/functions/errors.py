@@ -22,3 +22,8 @@ class IndexRangeError(IndexError, RuntimeError):
     """An index out of range of its dim: PyTorch raises ``IndexError`` for some
     operations (``index_select``, ``x[i]``) and ``RuntimeError`` for others (``gather``,
     ``scatter``), so this is both."""
+
+
+class EmptyReductionError(ShapeError, IndexError):
+    """A reduction without an identity (max, min) over a dim of size 0: PyTorch raises
+    ``IndexError`` ("Expected reduction dim to have non-zero size")."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.functions.constant import constant
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import EmptyReductionError, ShapeError
 from minigrad.functions.indexing import Where
 
 
@@ -232,8 +232,13 @@ class _Extremum(Function):
         ctx.in_shape = x._data.shape
         ctx.keep_shape = keep_shape(ctx.in_shape, dims)
         ctx.dims = dims
-        if x._data.size == 0:
-            raise ShapeError(f"{cls.__name__.lower()}: cannot reduce an empty tensor")
+        shape = x._data.shape
+        if any(shape[d] == 0 for d in dims) or (x._data.size == 0 and not dims):
+            raise EmptyReductionError(
+                f"{cls.__name__.lower()}(): Expected reduction dim to have non-zero size "
+                f"(a tensor of shape {list(shape)} reduced over dims {list(dims)}; max and "
+                "min have no value over an empty dim)"
+            )
         y = cls.reduce(x._data, axis=dims, keepdims=True)
         ctx.y_keep = y
         return y if keepdim else y.reshape([s for i, s in enumerate(y.shape) if i not in dims])

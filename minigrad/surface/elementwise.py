@@ -45,9 +45,17 @@ def _has_bool_loop(forward) -> bool:
     return not isinstance(forward, np.ufunc) or any(t.startswith("?") for t in forward.types)
 
 
+#: Bool inputs of "keep" entries NumPy has no bool loop for, which PyTorch computes as
+#: integers: square gives int64 (as sum does); signbit (a bool result anyway) and
+#: heaviside (cast back to bool, PyTorch's result) read False / True as 0 / 1.
+_BOOL_AS_INT = {"square", "signbit", "heaviside"}
+
+
 def _input(t, op: Op):
     """``t`` in the dtype ``op`` computes in (see the module docstring)."""
     kind = t._data.dtype.kind
+    if kind == "b" and op.name in _BOOL_AS_INT:
+        return t.to(dtypes.int64)
     if kind == "b" and op.ints == "keep" and not _has_bool_loop(op.forward):
         # NumPy has no bool loop here (its own TypeError must not escape); PyTorch refuses
         # these too: `-b` and `+b` with RuntimeError, the rest as not implemented for Bool
@@ -121,10 +129,16 @@ def call(name: str, input, *args, **kwargs):
             other = kwargs.pop(op.second)
         else:
             raise TypeError(f"{name}() missing its second argument '{op.second}'")
+        if op.name == "heaviside" and _both_bool(input, other):
+            return call(name, as_tensor(input).long(), other, *args, **kwargs).bool()
         tensors = binary_operands(op, input, other)
     else:
         tensors = (_input(as_tensor(input), op),)
     return _run(op, tensors, _params(op, args, kwargs))
+
+
+def _both_bool(a, b) -> bool:
+    return all(isinstance(t, Tensor) and t._data.dtype.kind == "b" for t in (a, b))
 
 
 def _method(name: str):

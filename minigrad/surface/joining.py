@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions.errors import ShapeError
+from minigrad.functions.reduction import normalize_dims
 from minigrad.functions.signatures import scaled_sum
 from minigrad.ops import cat, stack
 from minigrad.printing import shape_str
@@ -135,40 +136,84 @@ def broadcast_tensors(*tensors) -> tuple:
 
 # ------------------------------------------------------------------ splitting, reordering
 def tensor_split(input, indices_or_sections, dim: int = 0) -> tuple:
-    """Split into ``n`` nearly equal parts (an int) or at the given indices (a list)."""
+    """Split into ``n`` nearly equal parts (an int, or a 0-d int64 tensor) or at the given
+    indices (a list, or a 1-d int64 tensor), as views."""
     x = as_tensor(input)
-    d = dim % max(x.ndim, 1)
+    if x.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    (d,) = normalize_dims(dim, x.ndim)
     n = x.shape[d]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    where = _sections_or_indices(indices_or_sections)
+    if isinstance(where, int):
+        if where <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {where}")
+        sizes = [n // where + (1 if i < n % where else 0) for i in range(where)]
         bounds = np.cumsum([0] + sizes)
     else:
-        bounds = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [min(max(i, 0), n) for i in where] + [n]
     return tuple(x.narrow(d, lo, max(hi - lo, 0)) for lo, hi in zip(bounds[:-1], bounds[1:]))
+
+
+def _sections_or_indices(value):
+    """tensor_split's second argument as an int (sections) or a list of ints (indices)."""
+    if isinstance(value, Tensor):
+        if value.dtype != dtypes.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but "
+                f"got {value.dtype}"
+            )
+        if value.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {value.ndim} dims"
+            )
+        return int(value.item()) if value.ndim == 0 else [int(v) for v in value.tolist()]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value
+    ):
+        return [int(v) for v in value]
+    raise TypeError(
+        "tensor_split(): argument 'indices_or_sections' must be an int, a sequence of ints or "
+        f"an int64 tensor, not {type(value).__name__}"
+    )
 
 
 def split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:
     return as_tensor(input).split(list(split_sizes), dim)
 
 
-def _split_along(x: Tensor, sections, dim: int, name: str) -> tuple:
-    if isinstance(sections, (int, np.integer)) and x.shape[dim] % sections:
-        raise ShapeError(f"{name}: dim {dim} of size {x.shape[dim]} is not divisible by {sections}")
-    return tensor_split(x, sections, dim)
+def _split_along(x: Tensor, sections, dim: int, name: str, least: int) -> tuple:
+    """hsplit / vsplit / dsplit: ``tensor_split`` along ``dim`` of a tensor of at least
+    ``least`` dims, whose size an int ``sections`` must divide."""
+    if x.ndim < least:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {least} dimension, but got a tensor "
+            f"with {x.ndim} dimensions!"
+        )
+    where = _sections_or_indices(sections)
+    if isinstance(where, int) and (where == 0 or x.shape[dim] % where):
+        raise RuntimeError(
+            f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+            f"dimension {x.shape[dim]} is not divisible by the split_size {where}!"
+        )
+    return tensor_split(x, where, dim)
 
 
 def hsplit(input, sections) -> tuple:
     x = as_tensor(input)
-    return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit")
+    return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit", 1)
 
 
 def vsplit(input, sections) -> tuple:
-    return _split_along(as_tensor(input), sections, 0, "vsplit")
+    return _split_along(as_tensor(input), sections, 0, "vsplit", 2)
 
 
 def dsplit(input, sections) -> tuple:
-    return _split_along(as_tensor(input), sections, 2, "dsplit")
+    return _split_along(as_tensor(input), sections, 2, "dsplit", 3)
 
 
 def ravel(input) -> Tensor:
@@ -204,13 +249,26 @@ def msort(input) -> Tensor:
 
 # ----------------------------------------------------------------- differences and sums
 def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
-    """out[i] = x[i + 1] - x[i] along ``dim``, ``n`` times."""
+    """out[i] = x[i + 1] - x[i] along ``dim``, ``n`` times, after ``prepend`` and
+    ``append`` are joined to the input along ``dim``. As in PyTorch, ``n = 0`` gives a
+    copy of the input (without them), and an ``n`` beyond the length leaves 0 elements."""
     x = as_tensor(input)
-    d = dim % x.ndim
+    if x.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    (d,) = normalize_dims(dim, x.ndim)
+    extra = [as_tensor(t) for t in (prepend, append) if t is not None]
+    if any(t.ndim != x.ndim for t in extra):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:
+        return x.clone()
     parts = [as_tensor(t) for t in (prepend, x, append) if t is not None]
     x = cat(parts, d) if len(parts) > 1 else x
     for _ in range(n):
         m = x.shape[d]
+        if m == 0:
+            break
         later, earlier = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
         x = later ^ earlier if x.dtype == np.bool_ else later - earlier  # bools: "differs"
     return x
@@ -344,18 +402,54 @@ def vdot(input, other) -> Tensor:
 
 # ----------------------------------------------------------------------------- searching
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
-    """Where each value would go in the sorted last dim of ``sorted_sequence``."""
+    """Where each value of ``input`` would go in the sorted last dim of
+    ``sorted_sequence`` (``side="left"``: before equal values, ``"right"``: after them).
+
+    ``sorter`` (int64, the shape of ``sorted_sequence``) is the permutation that sorts an
+    unsorted sequence: the result then indexes the sorted order. A 1-D sequence is
+    searched by every value; an N-D one row by row, its leading dims matching the
+    values'. A Python number gives a 0-d result."""
     seq = as_tensor(sorted_sequence)._data
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if side not in (None, "left", "right"):
+        raise RuntimeError(
+            f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+        )
+    if side == "left" and right:
+        raise RuntimeError(
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left "
+            "while right was True"
+        )
     side = side or ("right" if right else "left")
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension")
+    if sorter is not None:
+        order = sorter._data if isinstance(sorter, Tensor) else np.asarray(sorter)
+        if order.dtype != np.int64 or order.shape != seq.shape:
+            raise RuntimeError(
+                "torch.searchsorted(): sorter must be an int64 tensor of the sorted sequence's "
+                f"shape {list(seq.shape)}, got {order.dtype} of shape {list(order.shape)}"
+            )
+        if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        seq = np.take_along_axis(seq, order, -1)
     if seq.ndim == 1:
         out = np.searchsorted(seq, values, side=side)
     else:
-        rows = seq.reshape(-1, seq.shape[-1])
-        vals = values.reshape(rows.shape[0], -1)
-        out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)])
+        if values.ndim == 0 or seq.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq.shape)} and input value tensor {list(values.shape)}"
+            )
+        count = int(np.prod(seq.shape[:-1]))  # reshape(-1, 0) cannot infer the -1
+        rows = seq.reshape(count, seq.shape[-1])
+        vals = values.reshape(count, values.shape[-1])
+        out = np.empty(vals.shape, dtype=np.int64)
+        for i in range(rows.shape[0]):
+            out[i] = np.searchsorted(rows[i], vals[i], side=side)
         out = out.reshape(values.shape)
-    return _const(out.astype(np.int32 if out_int32 else np.int64))
+    return _const(np.asarray(out).astype(np.int32 if out_int32 else np.int64))
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:

@@ -369,9 +369,21 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
 
 
 def masked_scatter(input, mask, source) -> Tensor:
-    """The input with the places where ``mask`` is True filled, in order, from ``source``."""
+    """The input with the places where ``mask`` is True filled, in order, from ``source``
+    (the input and the mask broadcast together, as in PyTorch)."""
     x = as_tensor(input)
-    m = np.broadcast_to(mask._data if isinstance(mask, Tensor) else np.asarray(mask), x.shape)
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_: expected BoolTensor for mask, got {m.dtype}")
+    source = as_tensor(source)
+    if source.dtype != x.dtype:
+        raise RuntimeError(
+            f"masked_scatter: expected self and source to have same dtypes but got {x.dtype} "
+            f"and {source.dtype}"
+        )
+    shape = np.broadcast_shapes(x.shape, m.shape)
+    x = x.expand(*shape) if x.shape != shape else x
+    m = np.broadcast_to(m, shape)
     n = int(m.sum())
     src = as_tensor(source).reshape(-1)
     if src.shape[0] < n:
@@ -404,7 +416,7 @@ def tile(input, dims) -> Tensor:
     x = as_tensor(input)
     dims = tuple(dims)
     dims = (1,) * (x.ndim - len(dims)) + dims
-    return x.repeat(*dims)
+    return x.repeat(dims)
 
 
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:

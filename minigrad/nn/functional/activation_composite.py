@@ -233,7 +233,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     per channel (dim 1 of the input)."""
     x = _float("prelu", input)
     w = as_tensor(weight)
-    if w.numel() != 1:
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}"
+        )
+    if w.numel() == 1:
+        w = w.reshape(())  # one slope: the result has the input's shape (a 0-d input too)
+    else:
         if x.ndim < 2 and not (x.ndim == 1 and x.shape[0] == w.numel()):
             raise RuntimeError(
                 f"Mismatch of parameter numbers and input channel size. Found parameter "
