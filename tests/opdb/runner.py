@@ -237,6 +237,8 @@ def _message(exc: BaseException) -> str:
 
 
 def _unsupported_category(exc: BaseException) -> str:
+    if getattr(exc, "category", None):
+        return exc.category
     text = str(exc)
     if text.startswith("torch.") and " is not supported" in text:
         entry = lookup(text.split(" ", 1)[0].removeprefix("torch."))
