@@ -229,6 +229,12 @@ GRADIENTS_BY_DIFFERENCES = {
 #: The same for module_db's ModuleInfos.
 MODULE_GRADIENTS_BY_DIFFERENCES = {"nn.CTCLoss": GRADIENTS_BY_DIFFERENCES["nn.functional.ctc_loss"]}
 
+#: Ops whose values are random only in some samples: the predicate says which (those
+#: compare type, shape and dtype only, like RANDOM_OR_UNDEFINED).
+RANDOM_SAMPLES = {
+    "nn.functional.scaled_dot_product_attention": lambda s: s.kwargs.get("dropout_p", 0) > 0,
+}
+
 #: OpInfos of PyTorch's private operators: not names of a namespace minigrad mirrors.
 INTERNAL = {
     **dict.fromkeys(

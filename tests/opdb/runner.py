@@ -24,6 +24,7 @@ PyTorch module passed as an argument) is *skipped*, with the category that says 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import traceback
 import warnings
@@ -362,6 +363,7 @@ class Call:
     upcast: bool = True  # float32 values may match PyTorch's float64 ones instead
     arbiter: object = None  # a high-precision reference where the two libraries differ
     gradient_by_differences: bool = False  # PyTorch's gradient is wrong: gradcheck decides
+    random_sample: object = None  # a predicate: this sample's values are random
 
 
 def run_sample(torch, call: Call, sample, torch_dtype, seed: int) -> Result:
@@ -372,6 +374,8 @@ def run_sample(torch, call: Call, sample, torch_dtype, seed: int) -> Result:
 
 
 def _run_sample(torch, call, sample, torch_dtype, seed):
+    if call.random_sample is not None and call.random_sample(sample):
+        call = dataclasses.replace(call, meta_only=True)
     convert = Converter(torch)
     try:
         m_input = convert(sample.input)
@@ -657,7 +661,7 @@ def samples_of(torch, op, torch_dtype, seed: int) -> list:
 
 
 def call_for(entry) -> Call:
-    from tests.opdb.catalog import GRADIENTS_BY_DIFFERENCES
+    from tests.opdb.catalog import GRADIENTS_BY_DIFFERENCES, RANDOM_SAMPLES
 
     """How to run a catalogue entry (``catalog.Entry``) in both libraries."""
     return Call(
@@ -670,6 +674,7 @@ def call_for(entry) -> Call:
         upcast=entry.upcast,
         arbiter=entry.arbiter,
         gradient_by_differences=entry.key in GRADIENTS_BY_DIFFERENCES,
+        random_sample=RANDOM_SAMPLES.get(entry.key),
     )
 
 

@@ -43,16 +43,25 @@ def linear_cross_entropy(
     """Cross-entropy of the logits ``input @ linear_weight^T + linear_bias``.
 
     Shape: ``input`` ``(N, in)`` or ``(in,)``, ``linear_weight`` ``(C, in)``, ``target``
-    ``(N,)`` class indices or ``(N, C)`` probabilities. (PyTorch's K-dimensional form,
-    a weight ``(C, d_1, ..., d_K, in)``, is not supported: ``NotImplementedError``.)
+    ``(N,)`` class indices or ``(N, C)`` probabilities; or PyTorch's K-dimensional form,
+    ``linear_weight`` ``(C, d_1, ..., d_K, in)`` (and ``linear_bias`` ``(C, d_1, ...,
+    d_K)``): the logits ``(N, C, d_1, ..., d_K)`` contract ``input``'s last dim with the
+    weight's, for a target ``(N, d_1, ..., d_K)``.
     """
     w = as_tensor(linear_weight)
-    if w.ndim != 2:
-        raise NotImplementedError(
-            "linear_cross_entropy: only a 2-D linear_weight (C, in_features) is supported by "
-            "minigrad; compute cross_entropy(linear(...)) for the K-dimensional form"
-        )
-    logits = linear(as_tensor(input), w, linear_bias)
+    x = as_tensor(input)
+    if w.ndim == 2:
+        logits = linear(x, w, linear_bias)
+    else:  # (N, in) @ (in, C d_1 ... d_K) -> (N, C, d_1, ..., d_K)
+        if x.ndim < 2:
+            raise RuntimeError(
+                f"K-dimensional loss defined by linear_weight shape {tuple(w.shape)} requires "
+                f"batched input, got input of shape {tuple(x.shape)}"
+            )
+        out_features = w.shape[:-1]
+        logits = (x @ w.reshape(-1, w.shape[-1]).mT).reshape(*x.shape[:-1], *out_features)
+        if linear_bias is not None:
+            logits = logits + as_tensor(linear_bias)
     return cross_entropy(
         logits,
         target,
