@@ -93,7 +93,24 @@ def einsum(equation: str, *operands) -> Tensor:
     subs, out = parse(equation, [t.ndim for t in operands])
     check_sizes(equation, subs, [t.shape for t in operands])
     dtype = np.result_type(*[t.dtype for t in operands])
-    return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
+    operands = [t.to(dtype) for t in operands]
+    for k, sub in enumerate(subs):  # "ii->i": take the diagonal first (differentiable)
+        operands[k], subs[k] = _without_repeats(operands[k], sub)
+    return Einsum.apply(subs, out, *operands)
+
+
+def _without_repeats(t: Tensor, sub: str) -> tuple:
+    """An operand whose subscript repeats a letter (``"iji"``) as the diagonal over those
+    dims (a view, moved to the end) under the letter once (``"ji"``)."""
+    from minigrad.functions.windows import Diagonal
+
+    for c in sub:
+        while sub.count(c) > 1:
+            i = sub.index(c)
+            j = sub.index(c, i + 1)
+            t = Diagonal.apply(t, 0, i, j)
+            sub = sub[:i] + sub[i + 1 : j] + sub[j + 1 :] + c
+    return t, sub
 
 
 def _method(name: str):

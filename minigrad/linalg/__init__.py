@@ -101,8 +101,8 @@ def vander(x, *, N: int | None = None) -> Tensor:
     from minigrad.ops import stack
 
     x = as_tensor(x)
-    if x.ndim < 1:
-        raise ShapeError("linalg.vander: x must have at least one dimension.")
+    if x.ndim < 1:  # a 0-d x is one value, as in PyTorch: one row
+        x = x.reshape(1)
     if x.dtype.kind == "b":
         raise ShapeError("linalg.vander supports floating point, complex, and integer "
                          "tensors, but got Bool")  # fmt: skip

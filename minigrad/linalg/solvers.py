@@ -325,7 +325,7 @@ def tensorsolve(input, other, dims=None) -> Tensor:
         A = A.permute(*order)
     x_shape = A.shape[B.ndim :]
     rows, cols = math.prod(A.shape[: B.ndim]), math.prod(x_shape)
-    if rows != cols or A.shape[: B.ndim] != B.shape:
+    if rows != cols or B.numel() != rows:  # B is read as a vector, as PyTorch reads it
         raise ShapeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {cols} != {rows}"

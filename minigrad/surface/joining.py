@@ -387,6 +387,22 @@ def tensordot(a, b, dims=2) -> Tensor:
         da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
     da = [d % a.ndim for d in da]
     db = [d % b.ndim for d in db]
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    size_a, size_b = list(a.shape), list(b.shape)
+    for i, j in zip(da, db):  # a contracted dim of size 1 broadcasts, as in PyTorch
+        if size_a[i] != size_b[j]:
+            if size_a[i] == 1:
+                size_a[i] = size_b[j]
+            elif size_b[j] == 1:
+                size_b[j] = size_a[i]
+            else:
+                raise RuntimeError(
+                    f"contracted dimensions need to match, but first has size {size_a[i]} in "
+                    f"dim {i} and second has size {size_b[j]} in dim {j}"
+                )
+    a = a.expand(*size_a) if tuple(size_a) != a.shape else a
+    b = b.expand(*size_b) if tuple(size_b) != b.shape else b
     keep_a = [i for i in range(a.ndim) if i not in da]
     keep_b = [i for i in range(b.ndim) if i not in db]
     k = int(np.prod([a.shape[d] for d in da]))

@@ -145,14 +145,18 @@ def gaussian_nll_loss(
     """Negative log-likelihood of ``y ~ N(x, var)``: ``0.5 (log(var) + (x - y)^2 / var)``
     (plus ``0.5 log(2 pi)`` with ``full``). ``var`` is clamped to ``eps`` in value (its
     gradient passes unchanged, as in PyTorch); it may have the input's shape, lack its
-    last dimension, or have size 1 there (one variance per sample)."""
+    last dimension (one variance per sample), or broadcast to it (one variance for all
+    samples: ``(1, D)`` for an ``(N, D)`` input)."""
     x, y = as_tensor(input), as_tensor(target)
     v = as_tensor(var)
     if v.shape != x.shape:
         if x.shape[:-1] == v.shape:
             v = v.unsqueeze(-1)
-        elif not (x.shape[:-1] == v.shape[:-1] and v.shape[-1:] == (1,)):
-            raise ValueError("var is of incorrect size")
+        else:
+            try:
+                np.broadcast_shapes(v.shape, x.shape)
+            except ValueError:
+                raise ValueError("var is of incorrect size") from None
     if (v.numpy() < 0).any():
         raise ValueError("var has negative entry/entries")
     v = v + (v.detach().clamp(min=eps) - v.detach())

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
@@ -336,7 +337,7 @@ def check_trailing(name: str, x: Tensor, normalized_shape) -> tuple:
 def check_channels_first(name: str, x: Tensor) -> None:
     """The input is ``[N, C, *]``."""
     if x.ndim < 2:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: expected an input of shape [N, C, *] (at least 2 dims), got "
             f"{shape_str(x.shape)}"
         )
