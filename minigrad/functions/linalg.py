@@ -32,6 +32,29 @@ def _inv(a: np.ndarray) -> np.ndarray:
         raise LinAlgError("linalg.inv: the matrix is singular (not invertible)") from None
 
 
+def svd_arrays(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True):
+    """``np.linalg.svd`` raising minigrad's ``LinAlgError`` with PyTorch's message where
+    LAPACK does not converge (a NaN in the input does that; an infinity gives NaNs)."""
+    try:
+        return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    except np.linalg.LinAlgError:
+        why = ("the input matrix contained non-finite values" if not np.isfinite(a).all()
+               else "the input matrix is ill-conditioned or has too many repeated singular values")  # fmt: skip
+        raise LinAlgError(f"linalg.svd: The algorithm failed to converge because {why}.") from None
+
+
+def eigh_arrays(a: np.ndarray, uplo: str = "L", compute_v: bool = True):
+    """``np.linalg.eigh`` (or ``eigvalsh``) raising minigrad's ``LinAlgError`` where
+    LAPACK does not converge."""
+    try:
+        return np.linalg.eigh(a, UPLO=uplo) if compute_v else np.linalg.eigvalsh(a, UPLO=uplo)
+    except np.linalg.LinAlgError:
+        raise LinAlgError(
+            "linalg.eigh: The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated eigenvalues."
+        ) from None
+
+
 def _mT(x):
     return x.swapaxes(-1, -2) if isinstance(x, np.ndarray) else x.mT
 
@@ -83,7 +106,7 @@ def cofactors(a: np.ndarray) -> np.ndarray:
     singular or not, from the SVD A = U diag(s) V^T: ``adj(A)^T = det(U) det(V) U
     diag(c) V^T`` with ``c_i = prod_{j != i} s_j`` (formed from the products of the
     singular values before and after i, so no division by a zero s_i)."""
-    u, s, vh = np.linalg.svd(a)
+    u, s, vh = svd_arrays(a)
     n = s.shape[-1]
     ones = np.ones(s.shape[:-1] + (1,), s.dtype)
     before = np.cumprod(np.concatenate([ones, s[..., : n - 1]], axis=-1), axis=-1)

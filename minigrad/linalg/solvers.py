@@ -159,13 +159,13 @@ def pinv(input, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) ->
     a = A.numpy()
     m, n = a.shape[-2:]
     if hermitian:
-        values, vectors = np.linalg.eigh(a)
+        values, vectors = L.eigh_arrays(a)
         tol = _tolerances(np.abs(values), m, n, atol, rtol, rcond)
         keep = np.abs(values) > tol[..., None]
         inverse = np.where(keep, 1 / np.where(keep, values, 1), 0)
         p = (vectors * inverse[..., None, :]) @ vectors.swapaxes(-1, -2)
     else:
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = L.svd_arrays(a, full_matrices=False)
         tol = _tolerances(s, m, n, atol, rtol, rcond)
         keep = s > tol[..., None]
         inverse = np.where(keep, 1 / np.where(keep, s, 1), 0)
@@ -188,7 +188,11 @@ def matrix_rank(input, tol=None, hermitian: bool = False, *, atol=None, rtol=Non
     a = A.numpy()
     if tol is not None:
         atol, rtol = tol, 0.0
-    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    s = (
+        np.abs(L.eigh_arrays(a, compute_v=False))
+        if hermitian
+        else L.svd_arrays(a, compute_uv=False)
+    )
     cut = _tolerances(s, *a.shape[-2:], atol, rtol)
     return Tensor._make(np.asarray((s > cut[..., None]).sum(-1), dtype=np.int64), False, None)
 
@@ -229,7 +233,7 @@ def lstsq(input, b, rcond=None, *, driver=None):
                          f"got {A.shape[-2]} and {Bm.shape[-2]}")  # fmt: skip
     m, n = A.shape[-2:]
     a = A.numpy()
-    s = np.linalg.svd(a, compute_uv=False)
+    s = L.svd_arrays(a, compute_uv=False)
     rcond_value = np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond
     cut = _tolerances(s, m, n, None, rcond_value)
     rank = (s > cut[..., None]).sum(-1)
