@@ -38,8 +38,9 @@ def svd_arrays(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = Tru
     try:
         return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     except np.linalg.LinAlgError:
-        why = ("the input matrix contained non-finite values" if not np.isfinite(a).all()
-               else "the input matrix is ill-conditioned or has too many repeated singular values")  # fmt: skip
+        why = "the input matrix contained non-finite values"
+        if np.isfinite(a).all():
+            why = "the input matrix is ill-conditioned or has too many repeated singular values"
         raise LinAlgError(f"linalg.svd: The algorithm failed to converge because {why}.") from None
 
 
