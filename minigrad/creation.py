@@ -17,7 +17,7 @@ from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.devices import check_device
 from minigrad.functions.errors import ShapeError
-from minigrad.printing import shape_str
+from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, _size_args
 from minigrad.tensor import as_tensor as _as_tensor
 
@@ -210,8 +210,10 @@ def eye(
 ):
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     for name, v in (("n", n), ("m", n if m is None else m)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ValueError(f"eye: {name} must be a non-negative int, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v < 0:
+            raise ShapeError(f"{name} must be greater or equal to 0, got {v}")
     data = np.eye(n, n if m is None else m, dtype=_float_dtype(dtype))
     return _finish(data, requires_grad, device, "eye")
 
@@ -317,9 +319,17 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
     which has exactly that distribution). Categories of weight 0 come last, as in
     PyTorch. Returns int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``.
     """
-    w = np.asarray(input._data if isinstance(input, Tensor) else input, dtype=np.float64)
+    w = np.asarray(input._data if isinstance(input, Tensor) else input)
     if w.ndim not in (1, 2):
-        raise ValueError(f"multinomial: input must be 1-D or 2-D, got shape {shape_str(w.shape)}")
+        raise ShapeError(
+            f"multinomial: prob_dist must be 1 or 2 dim, got shape {shape_str(w.shape)}"
+        )
+    if w.dtype.kind != "f":
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{torch_dtype_name(w.dtype)}"
+        )
+    w = w.astype(np.float64)
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(f"multinomial: num_samples must be an int, got {num_samples!r}")
     if num_samples <= 0:

@@ -12,6 +12,7 @@ from minigrad import dtypes
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
+from minigrad.functions import signatures
 from minigrad.functions.einsum import Einsum, check_sizes, parse
 from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
@@ -115,6 +116,7 @@ def _without_repeats(t: Tensor, sub: str) -> tuple:
 
 def _method(name: str):
     def fn(input, *args, **kwargs):
+        signatures.tensor_argument(name, input)
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
     fn.__name__ = name

@@ -643,7 +643,17 @@ class Tensor:
         return R.Sum.apply(x, dims, keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
-        x = _floating(self) if dtype is None else self.to(dtype)
+        """The mean over ``dim``; as in PyTorch, of a floating tensor (or one cast by
+        ``dtype=`` to a floating dtype) only: an integer mean has no dtype to be in."""
+        which, kind = ("Optional", np.dtype(dtype).kind) if dtype is not None else (
+            "Input", self._data.dtype.kind)  # fmt: skip
+        if kind != "f":
+            name = printing.torch_dtype_name(self._data.dtype if dtype is None else np.dtype(dtype))
+            raise RuntimeError(
+                f"mean(): could not infer output dtype. {which} dtype must be either a floating "
+                f"point or complex dtype. Got: {name}"
+            )
+        x = self if dtype is None else self.to(dtype)
         return R.Mean.apply(x, R.reduce_dims(dim, self._data.ndim), keepdim)
 
     def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -928,6 +938,12 @@ class Tensor:
                 f"masked_fill: mask of shape {shape_str(mask.shape)} does not broadcast to "
                 f"the input's shape {shape_str(self._data.shape)}"
             ) from None
+        if isinstance(value, complex) or (
+            isinstance(value, Tensor) and value._data.dtype.kind == "c"
+        ):
+            raise RuntimeError(
+                f"value cannot be converted to type {self._data.dtype} without overflow"
+            )
         if isinstance(value, Tensor):
             if value._data.ndim != 0:
                 raise ShapeError("masked_fill: value must be a number or a 0-dim tensor")
@@ -935,10 +951,12 @@ class Tensor:
         return I.Where.apply(mask, _cast_scalar(value, self._data.dtype), self)
 
     def tril(self, diagonal: int = 0):
+        _at_least_2d(self, "tril")
         keep = np.tril(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
         return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
     def triu(self, diagonal: int = 0):
+        _at_least_2d(self, "triu")
         keep = np.triu(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
         return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
@@ -1013,6 +1031,10 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
         self._float_only("uniform_")
+        if not a <= b:
+            raise RuntimeError(
+                f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
+            )
         gen = generator or _random.default_generator()
         return self._inplace("uniform_", gen.uniform(a, b, self._data.shape), cast=True)
 
@@ -1033,6 +1055,8 @@ class Tensor:
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
         self._float_only("normal_")
+        if not std >= 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         gen = generator or _random.default_generator()
         return self._inplace("normal_", gen.normal(mean, std, self._data.shape), cast=True)
 
@@ -1262,6 +1286,8 @@ class Tensor:
 
     def unbind(self, dim: int = 0) -> tuple:
         """The slices along ``dim``, as a tuple of tensors (each one dim fewer)."""
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         (d,) = R.normalize_dims(dim, self._data.ndim)
         lead = (slice(None),) * d
         out = tuple(self[lead + (i,)] for i in range(self._data.shape[d]))
@@ -1410,6 +1436,11 @@ def _plain_scalar(t: Tensor, other) -> bool:
 
 _add, _sub, _mul, _matmul = A.Add.apply, A.Sub.apply, A.Mul.apply, A.MatMul.apply
 _add_scalar, _mul_scalar = A.AddScalar.apply, A.MulScalar.apply
+
+
+def _at_least_2d(t: Tensor, op: str) -> None:
+    if t._data.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
 
 
 def _floating(t: Tensor) -> Tensor:

@@ -17,7 +17,8 @@ now a keyword comes by position, and code written against those releases uses th
 
 Each helper takes the arguments as the caller wrote them and returns them in today's
 form, warning (as PyTorch does) where PyTorch deprecates the old one. A form PyTorch
-does not accept raises its ``TypeError``.
+does not accept raises its ``TypeError``: also a Python number where PyTorch's signature
+takes a tensor (``torch.max(2, t)``, ``torch.pow(2, 3)``: ``tensor_argument``).
 """
 
 from __future__ import annotations
@@ -34,6 +35,27 @@ def _is_number(x) -> bool:
 
 def _is_bool(x) -> bool:
     return isinstance(x, (bool, np.bool_))
+
+
+def tensor_argument(op: str, value, name: str = "input", position: int = 1) -> None:
+    """TypeError, with the message of PyTorch's argument parser, if ``value`` is a Python
+    (or NumPy) number where ``op``'s signature takes a tensor. Arrays and lists pass:
+    minigrad reads them as tensors everywhere."""
+    if isinstance(value, (numbers.Number, np.number, np.bool_)):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {position}) must be Tensor, not "
+            f"{type(value).__name__}"
+        )
+
+
+def one_tensor(op: str, a, b) -> None:
+    """TypeError if neither of ``a``, ``b`` is more than a number (``torch.pow(2, 3)``:
+    each of PyTorch's forms takes a tensor on one side at least)."""
+    if all(isinstance(v, (numbers.Number, np.number, np.bool_)) for v in (a, b)):
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got "
+            f"({type(a).__name__}, {type(b).__name__}): one of them must be a Tensor"
+        )
 
 
 def variance(op: str, dim, unbiased, keepdim, correction) -> tuple:

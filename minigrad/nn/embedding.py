@@ -61,6 +61,12 @@ class Embedding(Module):
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self.num_embeddings = int(num_embeddings)
         self.embedding_dim = int(embedding_dim)
+        if self.num_embeddings < 0 or self.embedding_dim < 0:
+            raise RuntimeError(
+                "Trying to create tensor with negative dimension "
+                f"{min(self.num_embeddings, self.embedding_dim)}: "
+                f"[{self.num_embeddings}, {self.embedding_dim}]"
+            )
         if padding_idx is not None:
             if not -self.num_embeddings <= padding_idx < self.num_embeddings:
                 raise ValueError(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.linear_cross_entropy import (
     LinearCrossEntropyOptions,
     linear_cross_entropy,
@@ -45,6 +46,15 @@ class LinearCrossEntropyLoss(Module):
         options: LinearCrossEntropyOptions | None = None,
     ) -> None:
         super().__init__()
+        if weight is not None and tuple(as_tensor(weight).shape) != (num_classes,):
+            raise ShapeError(
+                f"expected weight shape to be ({num_classes},), got "
+                f"{tuple(as_tensor(weight).shape)}"
+            )
+        if not 0 <= label_smoothing <= 1:
+            raise ShapeError(
+                f"expected label_smoothing to be in range [0, 1], got {label_smoothing}"
+            )
         self.in_features, self.num_classes = in_features, num_classes
         self.out_features = tuple(out_features)
         self.reduction, self.ignore_index = reduction, ignore_index

@@ -55,6 +55,7 @@ def sub(input, other, *legacy, alpha=1) -> Tensor:
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """other - alpha * input."""
+    signatures.tensor_argument("rsub", input)
     return _scaled(as_tensor(input), alpha).__rsub__(other)
 
 
@@ -111,6 +112,7 @@ def lerp(input, end, weight) -> Tensor:
 
 def float_power(input, exponent) -> Tensor:
     """input ** exponent computed in float64."""
+    signatures.one_tensor("float_power", input, exponent)
     x = as_tensor(input).to(dtypes.float64)
     if isinstance(exponent, Tensor):
         exponent = exponent.to(dtypes.float64)
@@ -119,6 +121,8 @@ def float_power(input, exponent) -> Tensor:
 
 def ldexp(input, other) -> Tensor:
     """input * 2 ** other (a float result)."""
+    signatures.tensor_argument("ldexp", input)
+    signatures.tensor_argument("ldexp", other, "other", 2)
     x = as_tensor(input)
     if x.dtype.kind != "f":
         x = x.float()
@@ -126,16 +130,23 @@ def ldexp(input, other) -> Tensor:
 
 
 def clamp_min(input, min) -> Tensor:
+    signatures.tensor_argument("clamp_min", input)
     return as_tensor(input).clamp(min=min)
 
 
 def clamp_max(input, max) -> Tensor:
+    signatures.tensor_argument("clamp_max", input)
     return as_tensor(input).clamp(max=max)
 
 
 # ------------------------------------------------------------------- comparison helpers
 def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):
     """|input - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
+    signatures.tensor_argument("isclose", input)
+    signatures.tensor_argument("isclose", other, "other", 2)
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not value >= 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value}")
     a = as_tensor(input)._data
     b = other._data if isinstance(other, Tensor) else np.asarray(other)
     try:

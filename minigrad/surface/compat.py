@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from minigrad.functions import signatures
 from minigrad.tensor import Tensor, as_tensor
 
 _MATMUL_PRECISION = ["highest"]
@@ -49,7 +50,8 @@ def get_float32_matmul_precision() -> str:
 
 # ------------------------------------------------------------------ functional forms
 def pow(input, exponent) -> Tensor:
-    """``input ** exponent``; either may be a number."""
+    """``input ** exponent``; either may be a number, not both (as in PyTorch)."""
+    signatures.one_tensor("pow", input, exponent)
     if isinstance(input, Tensor):
         return input**exponent
     return as_tensor(exponent).__rpow__(input)
@@ -61,6 +63,7 @@ def allclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=Fal
 
 def _method(name: str):
     def fn(input, *args, **kwargs):
+        signatures.tensor_argument(name, input)
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
     fn.__name__ = name

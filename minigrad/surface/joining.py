@@ -69,21 +69,28 @@ def atleast_3d(*tensors):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _non_empty(tensors, op: str) -> list:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{op} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors) -> Tensor:
-    ts = [atleast_1d(t) for t in tensors]
+    ts = [atleast_1d(t) for t in _non_empty(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors) -> Tensor:
-    return cat([atleast_2d(t) for t in tensors], 0)
+    return cat([atleast_2d(t) for t in _non_empty(tensors, "vstack")], 0)
 
 
 def dstack(tensors) -> Tensor:
-    return cat([atleast_3d(t) for t in tensors], 2)
+    return cat([atleast_3d(t) for t in _non_empty(tensors, "dstack")], 2)
 
 
 def column_stack(tensors) -> Tensor:
-    ts = [as_tensor(t) for t in tensors]
+    ts = [as_tensor(t) for t in _non_empty(tensors, "column_stack")]
     return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in ts], 1)
 
 
@@ -221,18 +228,34 @@ def ravel(input) -> Tensor:
 
 
 def fliplr(input) -> Tensor:
-    return as_tensor(input).flip(1)
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return x.flip(1)
 
 
 def flipud(input) -> Tensor:
-    return as_tensor(input).flip(0)
+    x = as_tensor(input)
+    if x.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return x.flip(0)
 
 
 def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the
     second)."""
     x = as_tensor(input)
-    d0, d1 = dims
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.ndim}")
+    d0, d1 = normalize_dims(dims[0], x.ndim)[0], normalize_dims(dims[1], x.ndim)[0]
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and "
+            f"dim1 = {dims[1]}"
+        )
     k %= 4
     if k == 1:
         return x.flip(d1).transpose(d0, d1)

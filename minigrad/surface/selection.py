@@ -76,16 +76,27 @@ def select(input, dim: int, index: int) -> Tensor:
 
 
 def narrow(input, dim: int, start, length: int) -> Tensor:
-    """Elements ``start`` to ``start + length - 1`` along ``dim``."""
+    """Elements ``start`` to ``start + length - 1`` along ``dim`` (a view). ``start``
+    may be a 0-d integer tensor, or negative (counted from the end)."""
     x = as_tensor(input)
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
     d = _dim(dim, x.ndim)
     size = x.shape[d]
-    start = int(start)
-    if start < 0:
-        start += size
-    if not (0 <= start <= size and 0 <= length and start + length <= size):
+    if not -size <= start <= size:
         raise IndexError(
-            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({size})"
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = int(start) % size if size and start < 0 else int(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
         )
     return x[(slice(None),) * d + (slice(start, start + length),)]
 
@@ -137,13 +148,15 @@ def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
 def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices whose diagonal (at ``offset``) holds the last dim of the input."""
     x = as_tensor(input)
+    nd = x.ndim + 1
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = x.shape[-1]
     m = n + abs(offset)
     i = np.arange(n) + max(-offset, 0)
     j = np.arange(n) + max(offset, 0)
     out = I.IndexAdd.apply(x, x.shape[:-1] + (m, m), (Ellipsis, i, j), True)
-    nd = out.ndim
-    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
     order = [None] * nd
     order[d1], order[d2] = nd - 2, nd - 1
     rest = iter(range(nd - 2))
@@ -399,8 +412,17 @@ def movedim(input, source, destination) -> Tensor:
     x = as_tensor(input)
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    written = (list(src), list(dst))
     src = [_dim(s, x.ndim) for s in src]
     dst = [_dim(s, x.ndim) for s in dst]
+    for what, dims, given in (("source", src, written[0]), ("destination", dst, written[1])):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({given})")
     order = [i for i in range(x.ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)

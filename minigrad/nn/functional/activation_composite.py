@@ -266,6 +266,8 @@ def rrelu(
     """Randomized leaky ReLU: negative inputs are scaled by a slope drawn uniformly from
     ``[lower, upper]`` per element when training, by ``(lower + upper) / 2`` otherwise."""
     x = _float("rrelu", input)
+    if not lower <= upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if training:
         from minigrad.creation import rand_like
 

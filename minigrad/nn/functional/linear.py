@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.kernels.reduction import sum_leading
 from minigrad.ops import einsum
 from minigrad.printing import shape_str
@@ -197,8 +197,12 @@ def grad_scale_by_freq(idx: np.ndarray, num_rows: int) -> np.ndarray:
 
 def _index_array(name: str, input) -> np.ndarray:
     idx = input._data if isinstance(input, Tensor) else np.asarray(input)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"{name}: indices must be an integer tensor, got dtype {idx.dtype}")
+    if idx.dtype.kind not in "iu":  # DtypeError: PyTorch's RuntimeError, and a TypeError
+        raise DtypeError(
+            f"{name}: Expected tensor for argument #1 'indices' to have one of the following "
+            f"scalar types: Long, Int; but got {idx.dtype} instead (indices must be an "
+            "integer tensor)"
+        )
     return idx
 
 

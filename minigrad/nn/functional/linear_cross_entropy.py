@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.functional.loss import cross_entropy
 from minigrad.tensor import Tensor, as_tensor
@@ -50,6 +51,7 @@ def linear_cross_entropy(
     """
     w = as_tensor(linear_weight)
     x = as_tensor(input)
+    _check(x, w, as_tensor(target), linear_bias, ignore_index)
     if w.ndim == 2:
         logits = linear(x, w, linear_bias)
     else:  # (N, in) @ (in, C d_1 ... d_K) -> (N, C, d_1, ..., d_K)
@@ -70,3 +72,20 @@ def linear_cross_entropy(
         reduction=reduction,
         label_smoothing=label_smoothing,
     )
+
+
+def _check(x: Tensor, w: Tensor, target: Tensor, bias, ignore_index) -> None:
+    """PyTorch's checks of the arguments, with its messages (RuntimeError)."""
+    if w.ndim == 2 and x.ndim not in (1, 2):
+        raise ShapeError(f"expected input with dimensionality 1 or 2, got {x.ndim}")
+    if x.shape[-1:] != w.shape[-1:]:
+        raise ShapeError(
+            "expected equal input and linear_weight last dimensions (in_features), got "
+            f"{x.shape[-1] if x.ndim else None} and {w.shape[-1]}, respectively"
+        )
+    if bias is not None and tuple(as_tensor(bias).shape) != tuple(w.shape[:-1]):
+        raise ShapeError(
+            f"expected linear_bias shape {tuple(w.shape[:-1])}, got {tuple(as_tensor(bias).shape)}"
+        )
+    if ignore_index is not None and target.dtype.kind == "f":
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")

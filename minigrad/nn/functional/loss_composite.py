@@ -337,10 +337,17 @@ def multi_margin_loss(
     if weight is not None:
         w = as_tensor(weight)
         if w.ndim != 1 or w.shape[0] != c:
-            raise ValueError(
-                f"multi_margin_loss: weight must be one-dimensional with {c} elements, got "
-                f"shape {list(w.shape)}"
+            raise ShapeError(
+                f"multi_margin_loss: inconsistent weight size, expected {c} but got "
+                f"{list(w.shape)}"
             )
+    t = as_tensor(target)
+    if t.ndim > 1 or t.numel() != n:
+        raise ShapeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list(t.shape)}. Input has shape {list(x.shape)}."
+        )
     y = as_tensor(target).numpy().reshape(-1).astype(np.int64)
     picked = scores.gather(1, as_tensor(y.reshape(-1, 1)))  # (N, 1): x_y
     others = np.ones((n, c), dtype=scores.dtype)

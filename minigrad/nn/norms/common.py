@@ -310,7 +310,7 @@ def check_param(name: str, arg: str, p, x: Tensor, shape: tuple):
     if not isinstance(p, Tensor):
         p = as_tensor(p)
     if p.shape != shape:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: {arg} has shape {shape_str(p.shape)} but expected {shape_str(shape)} "
             f"for an input of shape {shape_str(x.shape)}"
         )
@@ -338,7 +338,10 @@ def normalized_shape_tuple(name: str, normalized_shape) -> tuple:
             f"got {normalized_shape!r}"
         )
     if len(normalized_shape) == 0:
-        raise ValueError(f"{name}: normalized_shape must have at least one dimension")
+        raise ShapeError(
+            f"{name}: Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+            "at least one element, but got normalized_shape = []"
+        )
     return tuple(int(s) for s in normalized_shape)
 
 
@@ -346,7 +349,7 @@ def check_trailing(name: str, x: Tensor, normalized_shape) -> tuple:
     """``normalized_shape`` as a tuple, checked to be the input's trailing dims."""
     shape = normalized_shape_tuple(name, normalized_shape)
     if x.ndim < len(shape) or x.shape[x.ndim - len(shape) :] != shape:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: normalized_shape={shape_str(shape)} does not match the input: expected "
             f"an input of shape [*, {', '.join(map(str, shape))}], got {shape_str(x.shape)}"
         )
