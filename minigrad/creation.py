@@ -16,7 +16,8 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.devices import check_device
-from minigrad.printing import shape_str
+from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, _size_args
 from minigrad.tensor import as_tensor as _as_tensor
 
@@ -122,26 +123,80 @@ def full_like(
     return _finish(data, requires_grad, device, "full_like")
 
 
+def _number(v, where: str):
+    """A start / end / step argument as a Python number (a 0-d tensor's value)."""
+    if isinstance(v, Tensor):
+        if v.ndim != 0:
+            raise ShapeError(
+                f"{where}: only supports 0-dimensional start and end tensors, got shape "
+                f"{shape_str(v.shape)}"
+            )
+        return v.item()
+    return v
+
+
 def arange(
     start, end=None, step=1, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
 ) -> Tensor:
-    """``arange(5)``, ``arange(1, 5)``, ``arange(0, 1, 0.25)``: int64 for int arguments."""
+    """``arange(5)``, ``arange(1, 5)``, ``arange(0, 1, 0.25)``: int64 for int arguments.
+
+    ``ceil((end - start) / step)`` values ``start + i * step``. With an integer ``dtype``
+    the arguments are first truncated to integers, as PyTorch does
+    (``arange(0.5, 3.7, 1.3, dtype=mg.int64)`` is ``arange(0, 3, 1)``)."""
     if end is None:
         start, end = 0, start
-    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    start, end, step = (_number(v, "arange") for v in (start, end, step))
     if dtype is None:
         all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.default_float
+    dtype = dtypes.as_dtype(dtype)
+    if not all(np.isfinite(float(v)) for v in (start, end, step)):
+        raise ShapeError(f"arange: unsupported range: {start} -> {end} (step {step})")
+    if dtype.kind in "iub":
+        start, end, step = int(start), int(end), int(step)
     if step == 0:
-        raise ValueError("arange: step must be non-zero")
-    data = np.arange(start, end, step).astype(dtypes.as_dtype(dtype))
-    return _finish(data, requires_grad, device, "arange")
+        raise ShapeError("arange: step must be nonzero")
+    if (end - start) * step < 0:
+        raise ShapeError(
+            f"arange: upper bound and lower bound inconsistent with step sign "
+            f"({start} -> {end}, step {step})"
+        )
+    count = int(np.ceil((end - start) / step)) if dtype.kind == "f" else -((start - end) // step)
+    data = start + step * np.arange(count, dtype=np.int64 if dtype.kind != "f" else np.float64)
+    return _finish(data.astype(dtype), requires_grad, device, "arange")
+
+
+def _steps(steps, where: str) -> int:
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, (int, np.integer)):
+        raise TypeError(f"{where}(): argument 'steps' must be int, not {type(steps).__name__}")
+    if steps < 0:
+        raise ShapeError(f"{where}: number of steps must be non-negative, got {steps}")
+    return int(steps)
+
+
+def evenly_spaced(start, end, steps, dtype: np.dtype, where: str) -> np.ndarray:
+    """``steps`` float64 values from ``start`` to ``end`` as PyTorch computes them: the
+    first half ``start + i * step``, the second half ``end - (steps - 1 - i) * step``
+    (so both ends are exact), after truncating ``start`` and ``end`` to integers when
+    ``dtype`` is an integer type. (``linspace`` and ``logspace``'s exponents.)"""
+    start, end = _number(start, where), _number(end, where)
+    steps = _steps(steps, where)
+    if dtype.kind in "iub":
+        start, end = int(start), int(end)
+    if steps == 1:
+        return np.array([start], dtype=np.float64)
+    step = (end - start) / (steps - 1) if steps else 0.0
+    i = np.arange(steps, dtype=np.float64)
+    return np.where(i < steps // 2, start + step * i, end - step * (steps - 1 - i))
 
 
 def linspace(
     start, end, steps: int, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
 ) -> Tensor:
-    data = np.linspace(start, end, steps).astype(_float_dtype(dtype))
+    """``steps`` evenly spaced values from ``start`` to ``end`` (both included); 0-d
+    tensors are accepted as ``start`` and ``end``."""
+    dtype = _float_dtype(dtype)
+    data = evenly_spaced(start, end, steps, dtype, "linspace").astype(dtype)
     return _finish(data, requires_grad, device, "linspace")
 
 
@@ -155,8 +210,10 @@ def eye(
 ):
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     for name, v in (("n", n), ("m", n if m is None else m)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
-            raise ValueError(f"eye: {name} must be a non-negative int, got {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
+        if v < 0:
+            raise ShapeError(f"{name} must be greater or equal to 0, got {v}")
     data = np.eye(n, n if m is None else m, dtype=_float_dtype(dtype))
     return _finish(data, requires_grad, device, "eye")
 
@@ -262,9 +319,17 @@ def multinomial(input, num_samples: int, replacement: bool = False, *, generator
     which has exactly that distribution). Categories of weight 0 come last, as in
     PyTorch. Returns int64 indices of shape ``(num_samples,)`` or ``(rows, num_samples)``.
     """
-    w = np.asarray(input._data if isinstance(input, Tensor) else input, dtype=np.float64)
+    w = np.asarray(input._data if isinstance(input, Tensor) else input)
     if w.ndim not in (1, 2):
-        raise ValueError(f"multinomial: input must be 1-D or 2-D, got shape {shape_str(w.shape)}")
+        raise ShapeError(
+            f"multinomial: prob_dist must be 1 or 2 dim, got shape {shape_str(w.shape)}"
+        )
+    if w.dtype.kind != "f":
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{torch_dtype_name(w.dtype)}"
+        )
+    w = w.astype(np.float64)
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)):
         raise TypeError(f"multinomial: num_samples must be an int, got {num_samples!r}")
     if num_samples <= 0:

@@ -13,6 +13,7 @@ from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
+from minigrad.functions import signatures
 from minigrad.functions.einsum import Einsum, check_sizes, parse
 from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
@@ -20,10 +21,15 @@ from minigrad.tensor import Tensor, _with_scalar, as_tensor
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
-    """Join tensors along an existing dimension."""
+    """Join tensors along an existing dimension. As in PyTorch, 1-D empty tensors (shape
+    (0,)) are left out whatever the others' shapes (they still count for the dtype)."""
     tensors = [as_tensor(t) for t in tensors]
     if not tensors:
         raise ShapeError("cat: expected a non-empty sequence of tensors")
+    dtype = dtypes.common_dtype([t._data.dtype for t in tensors])
+    kept = [t for t in tensors if t._data.shape != (0,)]
+    if kept and len(kept) < len(tensors):
+        tensors = [t.to(dtype) for t in kept]
     ndim = tensors[0]._data.ndim
     if ndim == 0:
         raise ShapeError("cat: zero-dimensional tensors cannot be concatenated (use stack)")
@@ -90,13 +96,31 @@ def einsum(equation: str, *operands) -> Tensor:
     subs, out = parse(equation, [t.ndim for t in operands])
     check_sizes(equation, subs, [t.shape for t in operands])
     dtype = np.result_type(*[t.dtype for t in operands])
-    return Einsum.apply(subs, out, *[t.to(dtype) for t in operands])
+    operands = [t.to(dtype) for t in operands]
+    for k, sub in enumerate(subs):  # "ii->i": take the diagonal first (differentiable)
+        operands[k], subs[k] = _without_repeats(operands[k], sub)
+    return Einsum.apply(subs, out, *operands)
+
+
+def _without_repeats(t: Tensor, sub: str) -> tuple:
+    """An operand whose subscript repeats a letter (``"iji"``) as the diagonal over those
+    dims (a view, moved to the end) under the letter once (``"ji"``)."""
+    from minigrad.functions.windows import Diagonal
+
+    for c in sub:
+        while sub.count(c) > 1:
+            i = sub.index(c)
+            j = sub.index(c, i + 1)
+            t = Diagonal.apply(t, 0, i, j)
+            sub = sub[:i] + sub[i + 1 : j] + sub[j + 1 :] + c
+    return t, sub
 
 
 def method_as_function(name: str):
     """``mg.name(x, ...)``: the Tensor method ``x.name(...)`` as a function."""
 
     def fn(input, *args, **kwargs):
+        signatures.tensor_argument(name, input)
         return getattr(as_tensor(input), name)(*args, **kwargs)
 
     fn.__name__ = name

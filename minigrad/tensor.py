@@ -27,8 +27,9 @@ from minigrad.functions import arithmetic as A
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
+from minigrad.functions import signatures
 from minigrad.functions import unary as U
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import IndexRangeError, ShapeError
 from minigrad.kernels import runtime
 from minigrad.printing import shape_str
 
@@ -346,6 +347,12 @@ class Tensor:
 
     _version_count = _version  # the name this counter had before
 
+    @property
+    def _base(self) -> Tensor | None:
+        """The tensor this one is a view of (the one that owns the memory), or None when
+        it is not a view (PyTorch's name: ``y._base is x`` after ``y = x.diagonal()``)."""
+        return None if self._view is None else self._view.base
+
     def _bump_version(self) -> None:
         views.counter_of(self)[0] += 1
 
@@ -650,21 +657,31 @@ class Tensor:
         return R.Sum.apply(x, dims, keepdim)
 
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
-        x = _floating(self) if dtype is None else self.to(dtype)
+        """The mean over ``dim``; as in PyTorch, of a floating tensor (or one cast by
+        ``dtype=`` to a floating dtype) only: an integer mean has no dtype to be in."""
+        which, kind = ("Optional", np.dtype(dtype).kind) if dtype is not None else (
+            "Input", self._data.dtype.kind)  # fmt: skip
+        if kind != "f":
+            name = printing.torch_dtype_name(self._data.dtype if dtype is None else np.dtype(dtype))
+            raise RuntimeError(
+                f"mean(): could not infer output dtype. {which} dtype must be either a floating "
+                f"point or complex dtype. Got: {name}"
+            )
+        x = self if dtype is None else self.to(dtype)
         return R.Mean.apply(x, R.reduce_dims(dim, self._data.ndim), keepdim)
 
-    def var(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
-        """Variance over ``dim``: sum (x - mean)^2 / (n - correction). ``unbiased=False``
-        is ``correction=0``."""
-        if unbiased is not None:
-            correction = 1 if unbiased else 0
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Variance over ``dim``: sum (x - mean)^2 / (n - correction), ``correction`` 1 by
+        default. ``unbiased=False`` is ``correction=0``; as in PyTorch, a positional bool
+        is ``unbiased`` (``x.var(False)``, ``x.var(0, False, True)``: functions/signatures.py).
+        """
+        dim, keepdim, correction = signatures.variance("var", dim, unbiased, keepdim, correction)
         dims = R.reduce_dims(dim, self._data.ndim)
         return R.Var.apply(_floating(self), dims, keepdim, correction)
 
-    def std(self, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         """Standard deviation over ``dim``: ``sqrt(var(...))`` (same arguments as ``var``)."""
-        if unbiased is not None:
-            correction = 1 if unbiased else 0
+        dim, keepdim, correction = signatures.variance("std", dim, unbiased, keepdim, correction)
         dims = R.reduce_dims(dim, self._data.ndim)
         return R.Std.apply(_floating(self), dims, keepdim, correction)
 
@@ -710,17 +727,21 @@ class Tensor:
     def logsumexp(self, dim, keepdim: bool = False):
         return R.LogSumExp.apply(_floating(self), R.reduce_dims(dim, self._data.ndim), keepdim)
 
-    def softmax(self, dim: int):
-        (d,) = R.normalize_dims(dim, self._data.ndim)
-        if self._data.ndim == 0:
-            return self.reshape(1).softmax(0).reshape(())
-        return R.Softmax.apply(_floating(self), d)
+    def softmax(self, dim: int, dtype=None):
+        """exp(x) / sum(exp(x)) along ``dim`` (computed in ``dtype`` if given)."""
+        x = self if dtype is None else self.to(dtype)
+        (d,) = R.normalize_dims(dim, x._data.ndim)
+        if x._data.ndim == 0:
+            return x.reshape(1).softmax(0).reshape(())
+        return R.Softmax.apply(_floating(x), d)
 
-    def log_softmax(self, dim: int):
-        (d,) = R.normalize_dims(dim, self._data.ndim)
-        if self._data.ndim == 0:
-            return self.reshape(1).log_softmax(0).reshape(())
-        return R.LogSoftmax.apply(_floating(self), d)
+    def log_softmax(self, dim: int, dtype=None):
+        """x - logsumexp(x) along ``dim`` (computed in ``dtype`` if given)."""
+        x = self if dtype is None else self.to(dtype)
+        (d,) = R.normalize_dims(dim, x._data.ndim)
+        if x._data.ndim == 0:
+            return x.reshape(1).log_softmax(0).reshape(())
+        return R.LogSoftmax.apply(_floating(x), d)
 
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape):
@@ -892,12 +913,31 @@ class Tensor:
         self._inplace("__setitem__", I.IndexPut.apply(self, key, value), cast=True)
 
     def gather(self, dim: int, index):
+        """out[i][j] = self[i][index[i][j]] (dim 1). As in PyTorch, a 0-d tensor gathers
+        as a vector of one element, and an empty index gives an empty result."""
         (d,) = R.normalize_dims(dim, self._data.ndim)
         index = index._data if isinstance(index, Tensor) else np.asarray(index)
+        if index.size == 0:
+            return self.reshape(-1)[np.zeros(index.shape, dtype=np.int64)]
+        if self._data.ndim == 0:
+            return self.reshape(1).gather(0, index.reshape(-1)).reshape(index.shape)
         if index.ndim != self._data.ndim:
             raise ShapeError(
                 f"gather: index must have as many dims as the input ({self._data.ndim}), "
                 f"got shape {shape_str(index.shape)}"
+            )
+        for i, (n, m) in enumerate(zip(index.shape, self._data.shape)):
+            if i != d and n > m:
+                raise ShapeError(
+                    f"gather: Size does not match at dimension {i}: index is {n} there, "
+                    f"the input only {m} (index {shape_str(index.shape)}, input "
+                    f"{shape_str(self._data.shape)})"
+                )
+        size = self._data.shape[d]
+        if index.min() < -size or index.max() >= size:
+            raise IndexRangeError(
+                f"gather: index {index.max() if index.max() >= size else index.min()} is out "
+                f"of bounds for dimension {d} with size {size}"
             )
         return I.Gather.apply(self, d, index)
 
@@ -913,6 +953,12 @@ class Tensor:
                 f"masked_fill: mask of shape {shape_str(mask.shape)} does not broadcast to "
                 f"the input's shape {shape_str(self._data.shape)}"
             ) from None
+        if isinstance(value, complex) or (
+            isinstance(value, Tensor) and value._data.dtype.kind == "c"
+        ):
+            raise RuntimeError(
+                f"value cannot be converted to type {self._data.dtype} without overflow"
+            )
         if isinstance(value, Tensor):
             if value._data.ndim != 0:
                 raise ShapeError("masked_fill: value must be a number or a 0-dim tensor")
@@ -920,10 +966,12 @@ class Tensor:
         return I.Where.apply(mask, _cast_scalar(value, self._data.dtype), self)
 
     def tril(self, diagonal: int = 0):
+        _at_least_2d(self, "tril")
         keep = np.tril(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
         return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
     def triu(self, diagonal: int = 0):
+        _at_least_2d(self, "triu")
         keep = np.triu(np.ones(self._data.shape[-2:], dtype=bool), diagonal)
         return I.Where.apply(keep, self, _cast_scalar(0, self._data.dtype))
 
@@ -953,10 +1001,12 @@ class Tensor:
             src = src.clone()  # the copy's own node, so that self does not share src's
         return self._inplace("copy_", src, cast=True)
 
-    def add_(self, other, alpha=1) -> Tensor:
+    def add_(self, other, *legacy, alpha=1) -> Tensor:
+        other, alpha = signatures.scaled_operand("add_", other, legacy, alpha)
         return self._inplace("add_", self + (other * alpha if alpha != 1 else other))
 
-    def sub_(self, other, alpha=1) -> Tensor:
+    def sub_(self, other, *legacy, alpha=1) -> Tensor:
+        other, alpha = signatures.scaled_operand("sub_", other, legacy, alpha)
         return self._inplace("sub_", self - (other * alpha if alpha != 1 else other))
 
     def mul_(self, other) -> Tensor:
@@ -996,6 +1046,10 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
         self._float_only("uniform_")
+        if not a <= b:
+            raise RuntimeError(
+                f"uniform_ expects to return a [from, to) range, but found from={a} > to={b}"
+            )
         gen = generator or _random.default_generator()
         return self._inplace("uniform_", gen.uniform(a, b, self._data.shape), cast=True)
 
@@ -1016,6 +1070,8 @@ class Tensor:
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
         self._float_only("normal_")
+        if not std >= 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         gen = generator or _random.default_generator()
         return self._inplace("normal_", gen.normal(mean, std, self._data.shape), cast=True)
 
@@ -1171,12 +1227,17 @@ class Tensor:
             return TopK(values.reshape(()), Tensor._make(idx.reshape(()), False, None))
         return TopK(values, Tensor._make(idx, False, None))
 
-    def flip(self, *dims) -> Tensor:
+    def flip(self, *dims, **kwargs) -> Tensor:
         """Reverse the order of the entries along ``dims`` (``x.flip(0)``,
-        ``x.flip(0, 1)`` or ``x.flip((0, 1))``). A 0-d tensor accepts dim 0 or -1 and
-        comes back unchanged, as in PyTorch; ``x.flip()`` without dims is a TypeError."""
+        ``x.flip(0, 1)``, ``x.flip((0, 1))`` or ``x.flip(dims=(0, 1))``). A 0-d tensor
+        accepts dim 0 or -1 and comes back unchanged, as in PyTorch; ``x.flip()``
+        without dims is a TypeError."""
         from minigrad.functions.ordering import Flip
 
+        if "dims" in kwargs and not dims:
+            dims = (kwargs.pop("dims"),)
+        if kwargs:
+            raise TypeError(f"flip() got an unexpected keyword argument {next(iter(kwargs))!r}")
         if not dims:
             raise TypeError('flip() missing 1 required positional arguments: "dims"')
         dims = _ints(dims[0] if len(dims) == 1 else dims, "flip", "dims")
@@ -1232,12 +1293,16 @@ class Tensor:
                 f"repeat: the number of repeat dims ({len(sizes)}) can not be smaller than "
                 f"the number of dims of the tensor ({self._data.ndim})"
             )
-        if builtins.min(sizes) < 0:
+        if builtins.min(sizes, default=0) < 0:
             raise RuntimeError(f"repeat: repeats must be non-negative, got {list(sizes)}")
+        if not sizes:  # x.repeat(()) of a 0-d tensor: a copy of it
+            return Repeat.apply(self.reshape(1), (1,)).reshape(())
         return Repeat.apply(self, sizes)
 
     def unbind(self, dim: int = 0) -> tuple:
         """The slices along ``dim``, as a tuple of tensors (each one dim fewer)."""
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         (d,) = R.normalize_dims(dim, self._data.ndim)
         lead = (slice(None),) * d
         out = tuple(self[lead + (i,)] for i in range(self._data.shape[d]))
@@ -1326,6 +1391,10 @@ def _compare(ufunc, a, b) -> Tensor:
 
 
 def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
+    if x._data.ndim == 0:  # the one element, index 0, still 0-d (as PyTorch, keepdim or not)
+        if dim is not None:
+            R.normalize_dims(dim, 0)
+        return Tensor._make(np.zeros((), dtype=np.int64), False, None)
     if dim is None:
         idx = np.asarray(fn(x._data))
         if keepdim:
@@ -1383,6 +1452,11 @@ def _plain_scalar(t: Tensor, other) -> bool:
 
 _add, _sub, _mul, _matmul = A.Add.apply, A.Sub.apply, A.Mul.apply, A.MatMul.apply
 _add_scalar, _mul_scalar = A.AddScalar.apply, A.MulScalar.apply
+
+
+def _at_least_2d(t: Tensor, op: str) -> None:
+    if t._data.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
 
 
 def _floating(t: Tensor) -> Tensor:

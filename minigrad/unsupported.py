@@ -180,6 +180,19 @@ def attribute(where: str, name: str, module_entry: Entry | None = None):
     raise error(where, name, module_entry)
 
 
+def refused(what: str, category: str) -> UnsupportedError:
+    """The error for a feature of a name minigrad has, which it declines
+    (``embedding(sparse=True)``): the category's reason and what to do instead; the
+    exception's ``category`` attribute names the category."""
+    cat = categories()[category]
+    err = UnsupportedError(
+        f"{what} is not supported by minigrad ({cat['title']}: {cat['reason']}). "
+        f"Instead: {cat['instead']}"
+    )
+    err.category = category
+    return err
+
+
 def module_getattr(module_name: str):
     """A module-level ``__getattr__`` for ``module_name`` (``"minigrad.nn.init"``): a
     PyTorch submodule path gives that module, any other missing name raises

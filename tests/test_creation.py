@@ -286,3 +286,59 @@ def test_torch_takes_lists_of_0d_tensors_the_same_way(torch):
     assert torch.tensor([torch.tensor(1.0, dtype=torch.float64)]).dtype == torch.float64
     with pytest.raises(ValueError, match="only one element tensors"):
         torch.tensor([torch.ones(2), torch.ones(2)])
+
+
+@pytest.mark.parametrize(
+    "make, want",
+    [
+        # 0-d tensors as endpoints (they raised inside NumPy)
+        (lambda: mg.linspace(mg.tensor(-2.0), mg.tensor(2), 5), [-2.0, -1.0, 0.0, 1.0, 2.0]),
+        (lambda: mg.logspace(mg.tensor(0), 2, 3), [1.0, 10.0, 100.0]),
+        # an integer dtype truncates the endpoints first, then each value
+        (lambda: mg.linspace(4.3, -3, 8, dtype=mg.int64), [4, 3, 2, 1, 0, -1, -2, -3]),
+        (lambda: mg.linspace(0, 1, 3, dtype=mg.int64), [0, 0, 1]),
+        (lambda: mg.logspace(0, 1.2, 2, dtype=mg.int64), [1, 10]),
+        (lambda: mg.arange(0.1, -7.9, -4.0, dtype=mg.int64), [0, -4]),
+        (lambda: mg.arange(3.1, dtype=mg.int64), [0, 1, 2]),
+        (lambda: mg.arange(mg.tensor(3)), [0, 1, 2]),
+    ],
+)
+def test_spaced_values_with_tensor_endpoints_and_integer_dtypes(make, want):
+    assert make().tolist() == want
+
+
+@pytest.mark.parametrize(
+    "make, error",
+    [
+        (lambda: mg.linspace(mg.tensor([1.0, 2.0]), 3, 4), RuntimeError),
+        (lambda: mg.linspace(0, 3, -1), RuntimeError),
+        (lambda: mg.logspace(0, 3, 1.0), TypeError),
+        (lambda: mg.arange(0, 5, -1), RuntimeError),
+        (lambda: mg.arange(0, float("inf")), RuntimeError),
+        (lambda: mg.arange(0, 3, 0.5, dtype=mg.int64), RuntimeError),  # step truncates to 0
+    ],
+)
+def test_spaced_values_refuse_what_pytorch_refuses(make, error):
+    with pytest.raises(error):
+        make()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [(4.3, -3, 50), (0, 1, 7), (-0.5, 3.5, 5), (1, 1, 1), (2, 5, 0)],
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_linspace_and_logspace_match_pytorch(torch, args, dtype):
+    """PyTorch computes float32 spacing in float32: values agree to a few rounding units
+    of the largest endpoint (linspace), of the exponent (logspace, relative); integer
+    values exactly."""
+    big = max(abs(args[0]), abs(args[1]), 1.0)
+    eps = 0.0 if dtype == "int64" else float(np.finfo(dtype).eps)
+    for name, rtol, atol in (
+        ("linspace", 0.0, 4 * eps * big),
+        ("logspace", 4 * eps * big * np.log(10), 0.0),
+    ):
+        got = getattr(mg, name)(*args, dtype=getattr(mg, dtype))
+        want = getattr(torch, name)(*args, dtype=getattr(torch, dtype))
+        assert str(got.dtype) == dtype
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=rtol, atol=atol)

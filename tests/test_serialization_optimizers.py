@@ -79,18 +79,9 @@ def test_optimizer_state_round_trips_through_a_file(cls, tmp_path):
     _assert_same(mg.load(tmp_path / "optimizer.safetensors"), state)
 
 
-#: LBFGS.load_state_dict refuses LBFGS's own state_dict, file or no file ("optimizer
-#: state 'd' of parameter 0 has shape [26], but the parameter has shape [4, 3]": its
-#: flat direction buffer is checked against the first parameter's shape); PyTorch's
-#: LBFGS loads it. A bug in minigrad.optim, outside the checkpoint code.
-_LBFGS_LOAD_BUG = pytest.mark.xfail(
-    strict=True, raises=ValueError, reason="LBFGS.load_state_dict refuses its own state"
-)
-
-
 @pytest.mark.parametrize(
     "cls",
-    [pytest.param(c, marks=_LBFGS_LOAD_BUG) if c is optim.LBFGS else c for c in OPTIMIZERS],
+    OPTIMIZERS,
     ids=lambda cls: cls.__name__,
 )
 def test_training_resumed_from_a_file_continues_exactly(cls, tmp_path):

@@ -113,7 +113,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return broadcast_op("pow", np.power, a, b)
+        return broadcast_op("pow", _power, a, b)
 
     @staticmethod
     def backward(ctx, g):
@@ -221,6 +221,19 @@ class RDivScalar(Function):
         return -g * ctx.c / (a * a), None
 
 
+def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a ** b``; for integer tensors with negative exponents PyTorch's integer answer
+    (1 ** b = 1, (-1) ** b = +-1, anything else 0), where NumPy refuses."""
+    if a.dtype.kind not in "iu" or b.dtype.kind not in "iu" or not (b < 0).any():
+        return np.power(a, b)
+    negative = b < 0
+    odd = (b % 2) != 0
+    at_negative = np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0))
+    return np.where(negative, at_negative, np.power(a, np.where(negative, 0, b))).astype(
+        np.result_type(a, b)
+    )
+
+
 class PowScalar(Function):
     """``a ** c``: d/da = c a^(c-1)."""
 
@@ -228,6 +241,8 @@ class PowScalar(Function):
     def forward(ctx, a, c):
         ctx.save_for_backward(a)
         ctx.c = c
+        if a._data.dtype.kind in "iu" and isinstance(c, (int, np.integer)) and c < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         return a._data**c
 
     @staticmethod

@@ -45,7 +45,15 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.linalg import LinAlgError, Solve, as_stack, pack, unpack
+from minigrad.functions.linalg import (
+    LinAlgError,
+    Solve,
+    as_stack,
+    eigh_arrays,
+    pack,
+    svd_arrays,
+    unpack,
+)
 from minigrad.functions.shape import Cat
 
 
@@ -59,22 +67,33 @@ def _right_solve_transposed(r, x):
 
 
 # --------------------------------------------------------------------------- Cholesky
+def _factor(m: np.ndarray) -> np.ndarray | None:
+    """The lower Cholesky factor of a (batch of) matrix, or None where LAPACK stops: at a
+    pivot that is not positive, and (as PyTorch's LAPACK does) at a NaN pivot, which
+    NumPy's passes on into the factor."""
+    try:
+        lower = np.linalg.cholesky(m)
+    except np.linalg.LinAlgError:
+        return None
+    return None if np.isnan(np.diagonal(lower, axis1=-2, axis2=-1)).any() else lower
+
+
 def cholesky_arrays(a: np.ndarray, name: str) -> np.ndarray:
     """The lower Cholesky factor, or ``LinAlgError`` naming the first matrix of the batch
     that is not positive-definite and the order of its failing leading minor."""
-    try:
-        return np.linalg.cholesky(a)
-    except np.linalg.LinAlgError:
-        info = cholesky_info(a)
-        where = ""
-        if a.ndim > 2:
-            where = f"(Batch element {int(np.flatnonzero(info)[0])}): "
-        order = int(info[info > 0][0])
-        raise LinAlgError(
-            f"{name}: {where}The factorization could not be completed because the input is "
-            f"not positive-definite (the leading minor of order {order} is not "
-            "positive-definite)."
-        ) from None
+    lower = _factor(a)
+    if lower is not None:
+        return lower
+    info = cholesky_info(a)
+    where = ""
+    if a.ndim > 2:
+        where = f"(Batch element {int(np.flatnonzero(info)[0])}): "
+    order = int(info[info > 0][0])
+    raise LinAlgError(
+        f"{name}: {where}The factorization could not be completed because the input is "
+        f"not positive-definite (the leading minor of order {order} is not "
+        "positive-definite)."
+    )
 
 
 def cholesky_info(a: np.ndarray) -> np.ndarray:
@@ -83,12 +102,9 @@ def cholesky_info(a: np.ndarray) -> np.ndarray:
     flat = as_stack(a)
     info = np.zeros(len(flat), dtype=np.int32)
     for i, m in enumerate(flat):
-        for k in range(1, m.shape[-1] + 1):
-            try:
-                np.linalg.cholesky(m[:k, :k])
-            except np.linalg.LinAlgError:
-                info[i] = k
-                break
+        if _factor(m) is not None:
+            continue
+        info[i] = next(k for k in range(1, m.shape[-1] + 1) if _factor(m[:k, :k]) is None)
     return info.reshape(a.shape[:-2])
 
 
@@ -183,7 +199,7 @@ class Eigh(Function):
 
     @staticmethod
     def forward(ctx, a, uplo):
-        values, vectors = np.linalg.eigh(a._data, UPLO=uplo)
+        values, vectors = eigh_arrays(a._data, uplo)
         out = pack([values, vectors], a._data.shape[:-2])
         ctx.save_for_backward(out)
         ctx.n = a._data.shape[-1]
@@ -218,7 +234,7 @@ class Svd(Function):
     @staticmethod
     def forward(ctx, a, full_matrices):
         x = a._data
-        u, s, vh = np.linalg.svd(x, full_matrices=full_matrices)
+        u, s, vh = svd_arrays(x, full_matrices=full_matrices)
         out = pack([u, s, vh], x.shape[:-2])
         ctx.save_for_backward(out)
         ctx.shapes = svd_shapes(x.shape[-2], x.shape[-1], full_matrices)

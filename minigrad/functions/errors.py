@@ -21,3 +21,14 @@ class DtypeError(TypeError, NotImplementedError):
 class DtypeMismatchError(RuntimeError, TypeError):
     """Operands of different dtypes where PyTorch requires one dtype (``matmul``,
     ``linear``): PyTorch raises ``RuntimeError``; minigrad raised ``TypeError`` before."""
+
+
+class IndexRangeError(IndexError, RuntimeError):
+    """An index out of range of its dim: PyTorch raises ``IndexError`` for some
+    operations (``index_select``, ``x[i]``) and ``RuntimeError`` for others (``gather``,
+    ``scatter``), so this is both."""
+
+
+class EmptyReductionError(ShapeError, IndexError):
+    """A reduction without an identity (max, min) over a dim of size 0: PyTorch raises
+    ``IndexError`` ("Expected reduction dim to have non-zero size")."""

@@ -2,9 +2,10 @@
 
 - ``Inv``: Y = A^-1. From d(A Y) = 0: dY = -Y dA Y, so the gradient of A is
   ``-Y^T G Y^T``.
-- ``Det``: y = det A. Jacobi's formula d det A = det A tr(A^-1 dA) gives the gradient
-  ``g det(A) A^-T`` (written with the inverse: minigrad's det needs an invertible A to
-  be differentiated).
+- ``Det``: y = det A. Jacobi's formula d det A = tr(adj(A) dA) gives the gradient
+  ``g adj(A)^T``, the matrix of cofactors: ``g det(A) A^-T`` for an invertible A, and
+  for a singular one (where PyTorch still has a gradient) the cofactors from the SVD
+  A = U S V^T: ``det(U) det(V) U diag(prod_{j != i} s_j) V^T``.
 - ``Solve``: X = A^-1 B. Then ``G_B = A^-T G`` (a solve with the transpose) and
   ``G_A = -G_B X^T``.
 
@@ -29,6 +30,30 @@ def _inv(a: np.ndarray) -> np.ndarray:
         return np.linalg.inv(a)
     except np.linalg.LinAlgError:
         raise LinAlgError("linalg.inv: the matrix is singular (not invertible)") from None
+
+
+def svd_arrays(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True):
+    """``np.linalg.svd`` raising minigrad's ``LinAlgError`` with PyTorch's message where
+    LAPACK does not converge (a NaN in the input does that; an infinity gives NaNs)."""
+    try:
+        return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
+    except np.linalg.LinAlgError:
+        why = "the input matrix contained non-finite values"
+        if np.isfinite(a).all():
+            why = "the input matrix is ill-conditioned or has too many repeated singular values"
+        raise LinAlgError(f"linalg.svd: The algorithm failed to converge because {why}.") from None
+
+
+def eigh_arrays(a: np.ndarray, uplo: str = "L", compute_v: bool = True):
+    """``np.linalg.eigh`` (or ``eigvalsh``) raising minigrad's ``LinAlgError`` where
+    LAPACK does not converge."""
+    try:
+        return np.linalg.eigh(a, UPLO=uplo) if compute_v else np.linalg.eigvalsh(a, UPLO=uplo)
+    except np.linalg.LinAlgError:
+        raise LinAlgError(
+            "linalg.eigh: The algorithm failed to converge because the input matrix is "
+            "ill-conditioned or has too many repeated eigenvalues."
+        ) from None
 
 
 def _mT(x):
@@ -63,12 +88,33 @@ class Det(Function):
     @staticmethod
     def backward(ctx, g):
         a, y = ctx.saved_tensors
-        return (g * y).unsqueeze(-1).unsqueeze(-1) * Inv.apply(a).mT
+        if np.all(y._data != 0):  # differentiable again through the inverse
+            return (g * y).unsqueeze(-1).unsqueeze(-1) * Inv.apply(a).mT
+        from minigrad.functions.constant import constant
+
+        return g.unsqueeze(-1).unsqueeze(-1) * constant(cofactors(a._data))
 
     @staticmethod
     def backward_array(ctx, g):
         a, y = ctx.saved_arrays
-        return (g * y)[..., None, None] * _mT(_inv(a))
+        if np.all(y != 0):
+            return (g * y)[..., None, None] * _mT(_inv(a))
+        return g[..., None, None] * cofactors(a)
+
+
+def cofactors(a: np.ndarray) -> np.ndarray:
+    """The cofactor matrix adj(A)^T (the gradient of det A) of every matrix of ``a``,
+    singular or not, from the SVD A = U diag(s) V^T: ``adj(A)^T = det(U) det(V) U
+    diag(c) V^T`` with ``c_i = prod_{j != i} s_j`` (formed from the products of the
+    singular values before and after i, so no division by a zero s_i)."""
+    u, s, vh = svd_arrays(a)
+    n = s.shape[-1]
+    ones = np.ones(s.shape[:-1] + (1,), s.dtype)
+    before = np.cumprod(np.concatenate([ones, s[..., : n - 1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, s[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    c = before * after
+    sign = np.linalg.det(u) * np.linalg.det(vh)
+    return sign[..., None, None] * (u * c[..., None, :]) @ vh
 
 
 def solve_arrays(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -140,3 +186,49 @@ def _batch_unbroadcast(ctx, ga, gb) -> tuple:
         unbroadcast(ga, a_shape) if a_needs else None,
         unbroadcast(gb, b_shape) if b_needs else None,
     )
+
+
+class CholeskySolve(Function):
+    """X = A^-1 B for A = L L^T (``upper``: U^T U) given its Cholesky factor; only the
+    factor's lower (upper) triangle is read, as LAPACK's potrs reads it.
+
+    The backward is PyTorch's: ``G_B = A^-1 G`` and ``G_L = -(G_B X^T + X G_B^T) L``
+    (``upper``: ``-U (G_B X^T + X G_B^T)``), the derivative of ``A = L L^T`` written with
+    the whole factor, so the triangle the forward ignores gets the formula's value too
+    (where the factor is triangular, as it is when it comes from ``cholesky``, that is
+    the gradient of every element the forward read). ``cholesky_inverse`` is this with
+    B the identity."""
+
+    @staticmethod
+    def forward(ctx, b, factor, upper):
+        f = factor._data
+        tri = np.triu(f) if upper else np.tril(f)
+        a = _mT(tri) @ tri if upper else tri @ _mT(tri)
+        try:
+            x = solve_arrays(a, b._data)
+        except np.linalg.LinAlgError:
+            raise LinAlgError("cholesky_solve: the factor is singular") from None
+        ctx.upper = upper
+        ctx.shapes = (b._data.shape, f.shape)
+        ctx.save_for_backward(factor, x, a)
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        factor, x, a = ctx.saved_tensors
+        tri = factor.triu() if ctx.upper else factor.tril()
+        a = tri.mT @ tri if ctx.upper else tri @ tri.mT  # again, differentiably
+        gb = Solve.apply(a, g)
+        common = gb @ x.mT + x @ gb.mT
+        gl = -(factor @ common) if ctx.upper else -(common @ factor)
+        b_shape, f_shape = ctx.shapes
+        return unbroadcast(gb, b_shape), unbroadcast(gl, f_shape), None
+
+    @staticmethod
+    def backward_array(ctx, g):
+        factor, x, a = ctx.saved_arrays
+        gb = solve_arrays(a, g)
+        common = gb @ _mT(x) + x @ _mT(gb)
+        gl = -(factor @ common) if ctx.upper else -(common @ factor)
+        b_shape, f_shape = ctx.shapes
+        return unbroadcast(gb, b_shape), unbroadcast(gl, f_shape), None

@@ -34,10 +34,15 @@ from minigrad.functions.shape import Cat
 def lu_factor_arrays(a: np.ndarray):
     """``(LU, pivots, info)`` of each matrix of ``a`` (``(*, m, n)``): the compact LU,
     the 1-based int32 pivots ``(*, min(m, n))`` and ``info`` ``(*)``: 0, or the 1-based
-    index of the first zero pivot (U is singular)."""
+    index of the first zero pivot (U is singular).
+
+    A float32 matrix is eliminated in float64 and the factors rounded once: each entry of
+    U is a sum of products that cancel, and rounding every partial sum to float32 left
+    U 5 times further from the exact factor than LAPACK's float32 (1.2e-5 against 2e-6 on
+    a 4 x 5 matrix of entries near 9)."""
     m, n = a.shape[-2:]
     k = min(m, n)
-    lu = as_stack(a).copy()
+    lu = as_stack(a).astype(np.float64 if a.dtype == np.float32 else a.dtype)
     rows = np.arange(len(lu))
     pivots = np.zeros((len(lu), k), dtype=np.int32)
     info = np.zeros(len(lu), dtype=np.int32)
@@ -53,7 +58,11 @@ def lu_factor_arrays(a: np.ndarray):
         lu[:, j + 1 :, j] /= np.where(zero, 1, pivot)[:, None]
         lu[:, j + 1 :, j + 1 :] -= lu[:, j + 1 :, j : j + 1] * lu[:, j : j + 1, j + 1 :]
     batch = a.shape[:-2]
-    return lu.reshape(a.shape), pivots.reshape(batch + (k,)), info.reshape(batch)
+    return (
+        lu.astype(a.dtype, copy=False).reshape(a.shape),
+        pivots.reshape(batch + (k,)),
+        info.reshape(batch),
+    )
 
 
 def permutation_from_pivots(pivots: np.ndarray, m: int) -> np.ndarray:

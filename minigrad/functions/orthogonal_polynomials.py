@@ -18,9 +18,10 @@ import numpy as np
 
 
 def _degree(n: np.ndarray) -> np.ndarray:
-    """PyTorch's degree: n truncated toward zero; -1 (the polynomial is 0) for n < 0 or NaN."""
-    finite = np.isfinite(n) & (n >= 0)
-    return np.where(finite, np.trunc(np.where(finite, n, 0)), -1)
+    """PyTorch's degree: n truncated toward zero (so -0.5 is degree 0); -1 (the
+    polynomial is 0) for a degree below 0, or NaN / infinite n."""
+    degree = np.trunc(np.where(np.isfinite(n), n, -1))
+    return np.where(degree < 0, -1, degree)
 
 
 def _recurrence(x: np.ndarray, n: np.ndarray, first, step, closed=None) -> np.ndarray:

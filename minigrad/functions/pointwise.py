@@ -49,6 +49,7 @@ ARRAY_MATH = SimpleNamespace(
     digamma=sm.digamma,
     trigamma=sm.trigamma,
     lgamma=sm.lgamma,
+    erfcx=sm.erfcx,
     i0=bessel.i0,
     i1=bessel.i1,
     i0e=bessel.i0e,

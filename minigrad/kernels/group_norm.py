@@ -11,8 +11,8 @@ Backward, with xhat = (x - mean_i) rstd_i, g = dy w_ch and K = cg * s:
     dx = rstd_i (g - (1/K) sum_row g - xhat (1/K) sum_row g xhat)
     dw_ch = sum over examples and positions of dy xhat        db_ch = sum of dy
 
-The statistics (NaN when the sum of squares overflows x's dtype, or on a constant row
-with eps=0), the chunked float64 sums and the fastmath choice are those of
+The statistics (in float64: finite for any finite group, NaN on a constant row with
+eps=0), the chunked float64 sums and the fastmath choice are those of
 ``layer_norm.py`` (see its notes). The backward first sums dy and dy * xhat per channel
 of the row (two running sums over its ``s`` positions), which gives both the row's
 sums (weighted by w_ch) and that chunk's share of dweight and dbias.
@@ -51,8 +51,7 @@ def group_norm_forward(x, weight, bias, groups, eps, y, mean, rstd):
         mean_d = sum_d / n
         var = max(sum_d2 / n - mean_d * mean_d, 0.0)
         mean[i] = shift + mean_d
-        finite = np.isfinite(x.dtype.type(n * ((shift + mean_d) ** 2 + var)))  # as layer_norm
-        rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
+        rstd[i] = 1.0 / np.sqrt(var + eps) if np.isfinite(var) else np.nan  # as layer_norm
         m = mean[i]  # read back in x's dtype
         r = rstd[i]
         first = (i % groups) * cg

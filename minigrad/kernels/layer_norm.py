@@ -16,9 +16,10 @@ chunk and serial-twin conventions are those of ``kernels/__init__.py``):
   first value), then ``mean = x_i0 + mean(d)``, ``var = mean(d^2) - mean(d)^2``. No
   sample is more than ``sqrt(n)`` standard deviations from its row's mean, so the
   cancellation loses at most a factor ``n`` of float64's precision: far below float32's.
-  A row whose sum of squares overflows x's dtype gives NaN, as the reference (see
-  ``nn/norms/common.standardize``); so does ``eps=0`` on a constant row
-  (``error_model="numpy"``: 1/0 is inf, not ZeroDivisionError).
+  The float64 sums cannot overflow for float32 input, so a row near 1e30 is normalized
+  (float32 sums of its squares would overflow: PyTorch gives NaN there); a float64 row
+  whose variance overflows (near 1e300) gives NaN, as the reference and PyTorch, and so
+  does ``eps=0`` on a constant row (``error_model="numpy"``: 1/0 is inf).
 - dweight / dbias: each chunk of rows sums into its own float64 row of ``partial``
   (``BLOCK_ROWS`` rows at a time in x's dtype first, see ``_rows``).
 """
@@ -94,9 +95,9 @@ def layer_norm_forward(x, weight, bias, eps, y, mean, rstd):
         mean_d = sum_d / n
         var = max(sum_d2 / n - mean_d * mean_d, 0.0)
         mean[i] = shift + mean_d
-        squares = n * ((shift + mean_d) ** 2 + var)  # the row's sum of x^2
-        finite = np.isfinite(x.dtype.type(squares))  # as a number of x's dtype
-        rstd[i] = 1.0 / np.sqrt(var + eps) if finite else np.nan
+        # float64 sums: finite for any float32 row; a float64 row whose variance overflows
+        # gets NaN (as PyTorch), not rstd = 0 and plausible zeros
+        rstd[i] = 1.0 / np.sqrt(var + eps) if np.isfinite(var) else np.nan
         m = mean[i]  # read back: now in x's dtype, so the loop below stays in that dtype
         r = rstd[i]
         for j in range(n):

@@ -9,7 +9,8 @@ Backward, with xhat_ij = x_ij rstd_i and g_ij = dy_ij w_j:
 The layout, the chunked float64 sums for dweight, the fastmath and error-model choices
 are those of ``layer_norm.py`` (see its notes). There is no mean, so one pass gives the
 statistic and no offset can cancel: a sum of squares has no catastrophic cancellation.
-An overflowing mean square gives rstd = 0 and zeros, as PyTorch's RMSNorm.
+The squares are added in float64, so a float32 row near 1e30 is scaled to its RMS
+(PyTorch's float32 sum overflows there, and it gives zeros).
 """
 
 import math

@@ -11,6 +11,7 @@ import numpy as np
 
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
+from minigrad.functions.reduction import normalize_dims
 from minigrad.linalg.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from minigrad.linalg.householder import householder_product
 from minigrad.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
@@ -70,10 +71,16 @@ def vecdot(x, y, *, dim: int = -1) -> Tensor:
 def cross(input, other, *, dim: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``dim``."""
     a, b = as_tensor(input), as_tensor(other)
+    if a.ndim != b.ndim:
+        raise ShapeError("linalg.cross: inputs must have the same number of dimensions.")
+    (d,) = normalize_dims(dim, a.ndim)
+    if a.shape[d] != 3 or b.shape[d] != 3:
+        raise ShapeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {a.shape[d]} and "
+            f"{b.shape[d]}"
+        )
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = a.expand(*shape), b.expand(*shape)
-    if shape[dim] != 3:
-        raise ShapeError(f"linalg.cross: dim {dim} must have size 3, got {shape[dim]}")
     a0, a1, a2 = (a.select(dim, i) for i in range(3))
     b0, b1, b2 = (b.select(dim, i) for i in range(3))
     from minigrad.ops import stack
@@ -101,8 +108,8 @@ def vander(x, *, N: int | None = None) -> Tensor:
     from minigrad.ops import stack
 
     x = as_tensor(x)
-    if x.ndim < 1:
-        raise ShapeError("linalg.vander: x must have at least one dimension.")
+    if x.ndim < 1:  # a 0-d x is one value, as in PyTorch: one row
+        x = x.reshape(1)
     if x.dtype.kind == "b":
         raise ShapeError("linalg.vander supports floating point, complex, and integer "
                          "tensors, but got Bool")  # fmt: skip

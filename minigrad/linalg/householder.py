@@ -60,6 +60,10 @@ def householder_product(input, tau) -> Tensor:
     A, tau = _check(A, tau, "torch.linalg.householder_product")
     m, n = A.shape[-2:]
     Q = constant(np.broadcast_to(np.eye(m, n, dtype=A.dtype), A.shape).copy())
+    if tau.shape[-1] == 0:  # no reflector: the identity, in A's graph with gradient 0
+        from minigrad.ops import where
+
+        return where(constant(np.ones(A.shape, bool)), Q, A)
     for i in reversed(range(tau.shape[-1])):  # H_i (H_{i+1} ... H_k I)
         Q = _apply_reflector(_reflector(A, i), tau[..., i], Q)
     return Q

@@ -13,7 +13,7 @@ import math
 
 from minigrad.functions import reduction as R
 from minigrad.functions.errors import ShapeError
-from minigrad.functions.vector_norm import Norm2
+from minigrad.functions.vector_norm import Norm2, PNorm
 from minigrad.linalg.checks import floating
 from minigrad.linalg.decompositions import svdvals
 from minigrad.tensor import Tensor, as_tensor
@@ -41,16 +41,12 @@ def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) ->
     dims = R.reduce_dims(dim, x.ndim)
     if ord == 2:
         return Norm2.apply(x, dims, keepdim)
-    a = x.abs()
-    if ord == math.inf:
-        return a.amax(dim, keepdim)
-    if ord == -math.inf:
-        return a.amin(dim, keepdim)
-    if ord == 0:
-        return (a != 0).to(x.dtype).sum(dim, keepdim)
-    if ord == 1:
-        return a.sum(dim, keepdim)
-    return (a**ord).sum(dim, keepdim) ** (1.0 / ord)
+    if math.isinf(ord) and 0 in [x.shape[d] for d in dims]:
+        raise ShapeError(
+            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    return PNorm.apply(x, float(ord), dims, keepdim)
 
 
 def norm(input, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -111,17 +107,30 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=
     if ord == "fro":
         return vector_norm(A, 2, (d0, d1), keepdim)
     if ord in (1, -1):
-        sums = A.abs().sum(d0, keepdim=True)
-        out = sums.amax(d1, keepdim=True) if ord == 1 else sums.amin(d1, keepdim=True)
+        out = _extreme(A.abs().sum(d0, keepdim=True), d1, ord > 0)  # column sums
     elif ord in (math.inf, -math.inf):
-        sums = A.abs().sum(d1, keepdim=True)
-        out = sums.amax(d0, keepdim=True) if ord > 0 else sums.amin(d0, keepdim=True)
+        out = _extreme(A.abs().sum(d1, keepdim=True), d0, ord > 0)  # row sums
     elif ord in ("nuc", 2, -2):
         rest = [d for d in range(A.ndim) if d not in (d0, d1)]
         s = svdvals(A.permute(*rest, d0, d1))  # (*rest, k), descending
-        out = s.sum(-1) if ord == "nuc" else (s[..., 0] if ord == 2 else s[..., -1])
+        # amax / amin, not s[..., 0]: tied singular values share the gradient (PyTorch)
+        out = s.sum(-1) if ord == "nuc" else _extreme(s, -1, ord > 0)
+        if ord != "nuc":
+            out = out.squeeze(-1)
         for d in sorted((d0, d1)):
             out = out.unsqueeze(d)
     else:
         raise ShapeError(f"linalg.matrix_norm: Order {ord} not supported.")
     return out if keepdim else out.squeeze((d0, d1))
+
+
+def _extreme(values: Tensor, dim: int, largest: bool) -> Tensor:
+    """``amax`` / ``amin`` over ``dim`` (kept): a norm's largest of no values is 0 (every
+    norm is >= 0), its smallest of none an error, as in PyTorch."""
+    if values.shape[dim] == 0:
+        if not largest:
+            raise ShapeError(
+                f"linalg.matrix_norm: amin(): Expected reduction dim {dim} to have non-zero size."
+            )
+        return values.sum(dim, keepdim=True)  # zeros, in the graph
+    return values.amax(dim, keepdim=True) if largest else values.amin(dim, keepdim=True)

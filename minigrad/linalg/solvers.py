@@ -159,13 +159,13 @@ def pinv(input, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) ->
     a = A.numpy()
     m, n = a.shape[-2:]
     if hermitian:
-        values, vectors = np.linalg.eigh(a)
+        values, vectors = L.eigh_arrays(a)
         tol = _tolerances(np.abs(values), m, n, atol, rtol, rcond)
         keep = np.abs(values) > tol[..., None]
         inverse = np.where(keep, 1 / np.where(keep, values, 1), 0)
         p = (vectors * inverse[..., None, :]) @ vectors.swapaxes(-1, -2)
     else:
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        u, s, vh = L.svd_arrays(a, full_matrices=False)
         tol = _tolerances(s, m, n, atol, rtol, rcond)
         keep = s > tol[..., None]
         inverse = np.where(keep, 1 / np.where(keep, s, 1), 0)
@@ -188,7 +188,11 @@ def matrix_rank(input, tol=None, hermitian: bool = False, *, atol=None, rtol=Non
     a = A.numpy()
     if tol is not None:
         atol, rtol = tol, 0.0
-    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    s = (
+        np.abs(L.eigh_arrays(a, compute_v=False))
+        if hermitian
+        else L.svd_arrays(a, compute_uv=False)
+    )
     cut = _tolerances(s, *a.shape[-2:], atol, rtol)
     return Tensor._make(np.asarray((s > cut[..., None]).sum(-1), dtype=np.int64), False, None)
 
@@ -229,7 +233,7 @@ def lstsq(input, b, rcond=None, *, driver=None):
                          f"got {A.shape[-2]} and {Bm.shape[-2]}")  # fmt: skip
     m, n = A.shape[-2:]
     a = A.numpy()
-    s = np.linalg.svd(a, compute_uv=False)
+    s = L.svd_arrays(a, compute_uv=False)
     rcond_value = np.finfo(a.dtype).eps * max(m, n) if rcond is None else rcond
     cut = _tolerances(s, m, n, None, rcond_value)
     rank = (s > cut[..., None]).sum(-1)
@@ -325,7 +329,7 @@ def tensorsolve(input, other, dims=None) -> Tensor:
         A = A.permute(*order)
     x_shape = A.shape[B.ndim :]
     rows, cols = math.prod(A.shape[: B.ndim]), math.prod(x_shape)
-    if rows != cols or A.shape[: B.ndim] != B.shape:
+    if rows != cols or B.numel() != rows:  # B is read as a vector, as PyTorch reads it
         raise ShapeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {cols} != {rows}"
@@ -350,10 +354,10 @@ def det(A) -> Tensor:
 
 def slogdet(A):
     """``(sign, logabsdet)``: the sign and log |det A|; the gradient flows through
-    ``logabsdet``."""
+    ``logabsdet`` (the sign's is 0, but it stays in the graph, as in PyTorch)."""
     A = _square(as_tensor(A), "slogdet")
     d = det(A)
-    return rt.linalg_slogdet(d.sign().detach(), d.abs().log())
+    return rt.linalg_slogdet(d.sign(), d.abs().log())
 
 
 def solve(A, B, *, left: bool = True) -> Tensor:
@@ -403,9 +407,12 @@ def matrix_power(input, n: int) -> Tensor:
             out = base if out is None else out @ base
         base = base @ base if n > 1 else base
         n >>= 1
-    if out is None:
+    if out is None:  # n = 0: the identity, in A's graph with gradient 0 (as PyTorch)
+        from minigrad.ops import where
+
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype), A.shape)
-        return Tensor._make(eye.copy(), False, None)
+        every = Tensor._make(np.ones(A.shape, bool), False, None)
+        return where(every, Tensor._make(eye.copy(), False, None), A)
     return out
 
 

@@ -12,6 +12,7 @@ from minigrad.nn.functional.linear import embedding
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
 from minigrad.tensor import Tensor
+from minigrad.unsupported import refused
 
 __all__ = ["Embedding", "EmbeddingBag"]
 
@@ -54,12 +55,18 @@ class Embedding(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse:
-            raise NotImplementedError(
-                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad"
-            )
+        if sparse:
+            raise refused("nn.Embedding(sparse=True), a sparse gradient,", "sparse")
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self.num_embeddings = int(num_embeddings)
         self.embedding_dim = int(embedding_dim)
+        if self.num_embeddings < 0 or self.embedding_dim < 0:
+            raise RuntimeError(
+                "Trying to create tensor with negative dimension "
+                f"{min(self.num_embeddings, self.embedding_dim)}: "
+                f"[{self.num_embeddings}, {self.embedding_dim}]"
+            )
         if padding_idx is not None:
             if not -self.num_embeddings <= padding_idx < self.num_embeddings:
                 raise ValueError(
@@ -102,7 +109,8 @@ class Embedding(Module):
                 self.weight._data[self.padding_idx] = 0
 
     def forward(self, input) -> Tensor:
-        return embedding(input, self.weight, self.padding_idx)
+        return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                         self.scale_grad_by_freq)  # fmt: skip
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
@@ -141,11 +149,8 @@ class EmbeddingBag(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse:
-            raise NotImplementedError(
-                "EmbeddingBag: max_norm, scale_grad_by_freq and sparse are not supported by "
-                "minigrad"
-            )
+        if sparse:
+            raise refused("nn.EmbeddingBag(sparse=True), a sparse gradient,", "sparse")
         self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         self.mode, self.include_last_offset = mode, include_last_offset
         self.max_norm, self.norm_type = max_norm, norm_type
@@ -171,6 +176,9 @@ class EmbeddingBag(Module):
             input,
             self.weight,
             offsets,
+            max_norm=self.max_norm,
+            norm_type=self.norm_type,
+            scale_grad_by_freq=self.scale_grad_by_freq,
             mode=self.mode,
             per_sample_weights=per_sample_weights,
             include_last_offset=self.include_last_offset,

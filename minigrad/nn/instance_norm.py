@@ -34,14 +34,20 @@ class _InstanceNorm(Module):
         track_running_stats: bool = False,
         device=None,
         dtype=None,
+        *,
+        bias: bool = True,
     ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
+        self.has_bias = bias
         dtype = dtypes.as_dtype(dtype) or dtypes.default_float
-        if affine:
+        if affine:  # ``bias=False``: a learned scale only (PyTorch's keyword)
             self.weight = Parameter(np.ones(num_features, dtype=dtype))
-            self.bias = Parameter(np.zeros(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(np.zeros(num_features, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -81,9 +87,10 @@ class _InstanceNorm(Module):
         return y if input.ndim == batched else y.squeeze(0)
 
     def extra_repr(self) -> str:
+        no_bias = ", bias=False" if self.affine and not self.has_bias else ""
         return (
             f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+            f"affine={self.affine}{no_bias}, track_running_stats={self.track_running_stats}"
         )
 
 

@@ -98,6 +98,8 @@ class HuberLoss(_Loss):
     fn = staticmethod(F.huber_loss)
 
     def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        if isinstance(delta, bool) or not isinstance(delta, (int, float)):
+            raise TypeError(f"delta must be a float or int, got: {type(delta)}")
         super().__init__(reduction=reduction, delta=delta)
 
 

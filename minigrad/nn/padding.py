@@ -54,6 +54,12 @@ class _Pad(Module):
         self.value = value
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.mode == "circular" and input.ndim not in (self.dims + 1, self.dims + 2):
+            # PyTorch's CircularPadNd checks the input's dims (the other modules leave it
+            # to F.pad)
+            raise ValueError(
+                f"expected {self.dims + 1}D or {self.dims + 2}D input (got {input.ndim}D input)"
+            )
         if self.mode == "constant":
             return pad(input, self.padding, "constant", self.value)
         return pad(input, self.padding, self.mode)

@@ -65,7 +65,7 @@ class LBFGS(Optimizer):
         history_size: int = 100,
         line_search_fn: str | None = None,
     ) -> None:
-        if lr < 0:
+        if not lr >= 0:  # NaN too
             raise ValueError(f"Invalid learning rate: {lr}")
         if line_search_fn is not None:
             if line_search_fn != "strong_wolfe":
@@ -148,7 +148,7 @@ class LBFGS(Optimizer):
                     old_steps.append(s)
                     ro.append(1.0 / ys)
                     h_diag = ys / float(y @ y)
-                d = self._two_loop(-g, old_dirs, old_steps, ro, h_diag)
+                d, state["al"] = self._two_loop(-g, old_dirs, old_steps, ro, h_diag)
             prev_g, prev_loss = g.copy(), loss
 
             t = min(1.0, 1.0 / np.abs(g).sum()) * lr if state["n_iter"] == 1 else lr
@@ -185,8 +185,9 @@ class LBFGS(Optimizer):
         return orig_loss
 
     @staticmethod
-    def _two_loop(q, old_dirs, old_steps, ro, h_diag) -> np.ndarray:
-        """``-H g`` from the stored pairs (``q = -g`` on entry)."""
+    def _two_loop(q, old_dirs, old_steps, ro, h_diag) -> tuple[np.ndarray, list]:
+        """``-H g`` from the stored pairs (``q = -g`` on entry), and the coefficients
+        alpha_i of the first loop (kept in the state as ``al``, as PyTorch does)."""
         alphas = [0.0] * len(old_dirs)
         for i in range(len(old_dirs) - 1, -1, -1):
             alphas[i] = float(old_steps[i] @ q) * ro[i]
@@ -195,4 +196,44 @@ class LBFGS(Optimizer):
         for i in range(len(old_dirs)):
             beta = float(old_dirs[i] @ r) * ro[i]
             r = r + (alphas[i] - beta) * old_steps[i]
-        return r
+        return r, alphas
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        """Restore a state saved by ``state_dict`` (minigrad's or PyTorch's LBFGS): the
+        group's options, and the history, kept on the first parameter: the flat vectors
+        ``d`` and ``prev_flat_grad`` and the pairs ``old_dirs`` / ``old_stps`` (each as long
+        as all the parameters together), ``ro``, ``H_diag``, ``t``, ``prev_loss`` and the
+        counters."""
+        saved = dict(state_dict.get("state", {}))
+        super().load_state_dict({**state_dict, "state": {}})  # checks the groups
+        values = saved.get(0, saved.get("0"))
+        if values is None:
+            return
+        size = sum(p._data.size for p in self._params)
+        dtype = self._params[0]._data.dtype
+
+        def vector(key, v):
+            arr = np.array(np.asarray(v), dtype=dtype)
+            if arr.shape != (size,):
+                raise ValueError(
+                    f"LBFGS state {key!r} has shape {list(arr.shape)}, but the parameters "
+                    f"have {size} elements together"
+                )
+            return arr
+
+        def number(v):
+            return None if v is None else float(np.asarray(v))
+
+        state = {}
+        for key, v in values.items():
+            if key in ("func_evals", "n_iter"):
+                state[key] = int(np.asarray(v))
+            elif key in ("d", "prev_flat_grad"):
+                state[key] = None if v is None else vector(key, v)
+            elif key in ("old_dirs", "old_stps"):
+                state[key] = [vector(key, x) for x in v]
+            elif key in ("ro", "al"):
+                state[key] = [number(x) for x in v]
+            else:  # t, H_diag, prev_loss
+                state[key] = number(v)
+        self.state = {self._params[0]: state}

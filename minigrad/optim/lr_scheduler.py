@@ -24,11 +24,12 @@ from minigrad.optim import schedulers as _schedulers
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.scheduler_base import (
     LRScheduler,
-    _is_plain_function,
+    _load_functions,
     _lr_lambdas,
     _per_group,
     _SchedulerOfSchedulers,
     _set_momentum,
+    _state_without_functions,
     _uses_beta1,
 )
 
@@ -102,22 +103,8 @@ class LambdaLR(LRScheduler):
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
-    def state_dict(self) -> dict:
-        """Like the base class, without the functions: ``lr_lambdas`` holds ``None`` for
-        each plain function (and the ``__dict__`` of callable objects)."""
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [
-            None if _is_plain_function(fn) else dict(fn.__dict__) for fn in self.lr_lambdas
-        ]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state = dict(state_dict)
-        lambdas = state.pop("lr_lambdas", [None] * len(self.lr_lambdas))
-        self.__dict__.update(state)
-        for fn, saved in zip(self.lr_lambdas, lambdas):
-            if saved is not None:
-                fn.__dict__.update(saved)
+    state_dict = _state_without_functions
+    load_state_dict = _load_functions
 
 
 class CosineAnnealingLR(LRScheduler):

@@ -3,12 +3,16 @@ Newton-Schulz iterations (Keller Jordan's optimizer, as ``torch.optim.Muon`` doc
 
 For a 2-D parameter ``p`` with gradient ``g`` (momentum mu, lr gamma, weight decay lambda):
 
-    B  = mu B + g
-    B~ = g + mu B   (nesterov)   or   B
+    B  = mu B + (1 - mu) g                      (the momentum buffer, an average)
+    B~ = (1 - mu) g + mu B   (nesterov)   or   B
     O  = NS(B~)                                  (about U V^T for B~ = U S V^T)
     p  = p (1 - gamma lambda)
     p  = p - gamma' O,   gamma' = gamma sqrt(max(1, rows / cols))   ('original')
                          gamma' = 0.2 gamma sqrt(max(rows, cols))  ('match_rms_adamw')
+
+(The documented ``B = mu B + g`` scales the buffer by ``1 / (1 - mu)``, which the
+normalization below removes; the buffer is kept as PyTorch keeps it, so a state_dict
+carries over in either direction.)
 
 ``NS``: ``X = B~ / (|B~|_F + eps)`` (transposed to be wide), then ``ns_steps`` times
 ``A = X X^T``, ``X = a X + (b A + c A A) X``. PyTorch runs these iterations in bfloat16;
@@ -67,11 +71,11 @@ class Muon(Optimizer):
         ns_steps: int = 5,
         adjust_lr_fn: str | None = None,
     ) -> None:
-        if lr < 0:
+        if not lr >= 0:  # NaN too
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
-        if momentum < 0:
+        if not momentum >= 0:
             raise ValueError(f"momentum should be >= 0 but is: {momentum}")
-        if weight_decay < 0:
+        if not weight_decay >= 0:
             raise ValueError(f"weight decay should be >= 0 but is: {weight_decay}")
         if adjust_lr_fn not in (None, "original", "match_rms_adamw"):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
@@ -102,9 +106,8 @@ class Muon(Optimizer):
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         lr, mu = group["lr"], group["momentum"]
         buf = state["momentum_buffer"]
-        buf *= mu
-        buf += g
-        direction = g + mu * buf if group["nesterov"] else buf
+        buf += (1 - mu) * (g - buf)
+        direction = g + mu * (buf - g) if group["nesterov"] else buf
         update = newton_schulz(direction, group["ns_coefficients"], group["ns_steps"], group["eps"])
         p *= 1 - lr * group["weight_decay"]
         rows, cols = p.shape

@@ -295,10 +295,7 @@ class Optimizer:
         for group in self.param_groups:
             for p in group["params"]:
                 if p in self.state and index[id(p)] not in state:
-                    state[index[id(p)]] = {
-                        k: (v.copy() if isinstance(v, np.ndarray) else v)
-                        for k, v in self.state[p].items()
-                    }
+                    state[index[id(p)]] = copy.deepcopy(self.state[p])  # lists too
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:

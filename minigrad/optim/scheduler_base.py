@@ -89,6 +89,28 @@ def _is_plain_function(fn) -> bool:
     return isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__")
 
 
+def _state_without_functions(self) -> dict:
+    """The ``state_dict`` of ``LambdaLR`` and ``MultiplicativeLR``: the base class's,
+    with ``lr_lambdas`` holding ``None`` for each plain function (and the ``__dict__`` of
+    callable objects), as PyTorch saves it."""
+    state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+    state["lr_lambdas"] = [
+        None if _is_plain_function(fn) else dict(fn.__dict__) for fn in self.lr_lambdas
+    ]
+    return state
+
+
+def _load_functions(self, state_dict: dict) -> None:
+    """The ``load_state_dict`` of ``LambdaLR`` and ``MultiplicativeLR``: the functions
+    stay those given to the constructor; a callable object gets its saved ``__dict__``."""
+    state = dict(state_dict)
+    lambdas = state.pop("lr_lambdas", [None] * len(self.lr_lambdas))
+    self.__dict__.update(state)
+    for fn, saved in zip(self.lr_lambdas, lambdas):
+        if saved is not None:
+            fn.__dict__.update(saved)
+
+
 class _SchedulerOfSchedulers(LRScheduler):
     """The base of ``SequentialLR`` and ``ChainedScheduler``, which step the schedulers in
     ``self._schedulers``: their state holds each one's ``state_dict``."""

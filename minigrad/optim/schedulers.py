@@ -26,10 +26,12 @@ from collections.abc import Callable, Sequence
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.scheduler_base import (
     LRScheduler,
+    _load_functions,
     _lr_lambdas,
     _per_group,
     _SchedulerOfSchedulers,
     _set_momentum,
+    _state_without_functions,
     _uses_beta1,
 )
 
@@ -154,9 +156,8 @@ class MultiplicativeLR(LRScheduler):
             return self._current_lrs()
         return [lr * fn(self.last_epoch) for lr, fn in zip(self._current_lrs(), self.lr_lambdas)]
 
-    def state_dict(self) -> dict:
-        """Every attribute but the optimizer and the functions."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+    state_dict = _state_without_functions
+    load_state_dict = _load_functions
 
 
 class PolynomialLR(LRScheduler):

@@ -24,6 +24,7 @@ from collections import namedtuple
 import numpy as np
 
 from minigrad import dtypes
+from minigrad.functions import signatures
 from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
 from minigrad.surface.elementwise import call
@@ -40,18 +41,21 @@ def _scaled(other, alpha):
     return other if alpha == 1 else other * alpha
 
 
-def add(input, other, *, alpha=1) -> Tensor:
-    """input + alpha * other."""
+def add(input, other, *legacy, alpha=1) -> Tensor:
+    """input + alpha * other (also PyTorch's legacy ``add(input, alpha, other)``)."""
+    other, alpha = signatures.scaled_operand("add", other, legacy, alpha)
     return as_tensor(input) + _scaled(other, alpha)
 
 
-def sub(input, other, *, alpha=1) -> Tensor:
-    """input - alpha * other."""
+def sub(input, other, *legacy, alpha=1) -> Tensor:
+    """input - alpha * other (also PyTorch's legacy ``sub(input, alpha, other)``)."""
+    other, alpha = signatures.scaled_operand("sub", other, legacy, alpha)
     return as_tensor(input) - _scaled(other, alpha)
 
 
 def rsub(input, other, *, alpha=1) -> Tensor:
     """other - alpha * input."""
+    signatures.tensor_argument("rsub", input)
     return _scaled(as_tensor(input), alpha).__rsub__(other)
 
 
@@ -88,13 +92,15 @@ def true_divide(input, other) -> Tensor:
     return as_tensor(input) / other
 
 
-def addcmul(input, tensor1, tensor2, *, value=1) -> Tensor:
-    """input + value * tensor1 * tensor2."""
+def addcmul(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
+    """input + value * tensor1 * tensor2 (also the legacy ``addcmul(input, value, t1, t2)``)."""
+    tensor1, tensor2, value = signatures.scaled_pair("addcmul", tensor1, tensor2, legacy, value)
     return as_tensor(input) + _scaled(as_tensor(tensor1) * tensor2, value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1) -> Tensor:
-    """input + value * tensor1 / tensor2."""
+def addcdiv(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
+    """input + value * tensor1 / tensor2 (also the legacy ``addcdiv(input, value, t1, t2)``)."""
+    tensor1, tensor2, value = signatures.scaled_pair("addcdiv", tensor1, tensor2, legacy, value)
     return as_tensor(input) + _scaled(as_tensor(tensor1) / tensor2, value)
 
 
@@ -106,6 +112,7 @@ def lerp(input, end, weight) -> Tensor:
 
 def float_power(input, exponent) -> Tensor:
     """input ** exponent computed in float64."""
+    signatures.one_tensor("float_power", input, exponent)
     x = as_tensor(input).to(dtypes.float64)
     if isinstance(exponent, Tensor):
         exponent = exponent.to(dtypes.float64)
@@ -114,6 +121,8 @@ def float_power(input, exponent) -> Tensor:
 
 def ldexp(input, other) -> Tensor:
     """input * 2 ** other (a float result)."""
+    signatures.tensor_argument("ldexp", input)
+    signatures.tensor_argument("ldexp", other, "other", 2)
     x = as_tensor(input)
     if x.dtype.kind != "f":
         x = x.float()
@@ -121,16 +130,23 @@ def ldexp(input, other) -> Tensor:
 
 
 def clamp_min(input, min) -> Tensor:
+    signatures.tensor_argument("clamp_min", input)
     return as_tensor(input).clamp(min=min)
 
 
 def clamp_max(input, max) -> Tensor:
+    signatures.tensor_argument("clamp_max", input)
     return as_tensor(input).clamp(max=max)
 
 
 # ------------------------------------------------------------------- comparison helpers
 def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):
     """|input - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
+    signatures.tensor_argument("isclose", input)
+    signatures.tensor_argument("isclose", other, "other", 2)
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not value >= 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value}")
     a = as_tensor(input)._data
     b = other._data if isinstance(other, Tensor) else np.asarray(other)
     try:

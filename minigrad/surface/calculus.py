@@ -40,7 +40,10 @@ def _floating(x: Tensor) -> Tensor:
 
 # ------------------------------------------------------------------------- gradient
 def _coordinates(spacing, dims: list, shape: tuple) -> list:
-    """The coordinates of the samples along each of ``dims`` (1-D float64 arrays)."""
+    """The coordinates of the samples along each of ``dims`` (1-D float64 arrays);
+    ``spacing=None`` is PyTorch's default, 1."""
+    if spacing is None:
+        spacing = 1
     if isinstance(spacing, (_Number, Tensor)) and not (
         isinstance(spacing, Tensor) and spacing.ndim == 1
     ):
@@ -134,6 +137,10 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
         dims = list(range(f.ndim))
     else:
         dims = [_dim(d, f.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(
+                f"dim {dims} has a dim that appears multiple times in the list of dims"
+            )
     coords = _coordinates(spacing, dims, f.shape)
     for d in dims:
         if f.shape[d] < edge_order + 1:

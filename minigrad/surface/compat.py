@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from minigrad.autograd.grad_mode import _GradMode, _state
+from minigrad.functions import signatures
 from minigrad.ops import method_as_function
 from minigrad.tensor import Tensor, as_tensor
 
@@ -80,7 +81,8 @@ def is_inference_mode_enabled() -> bool:
 
 # ------------------------------------------------------------------ functional forms
 def pow(input, exponent) -> Tensor:
-    """``input ** exponent``; either may be a number."""
+    """``input ** exponent``; either may be a number, not both (as in PyTorch)."""
+    signatures.one_tensor("pow", input, exponent)
     if isinstance(input, Tensor):
         return input**exponent
     return as_tensor(exponent).__rpow__(input)

@@ -45,9 +45,17 @@ def _has_bool_loop(forward) -> bool:
     return not isinstance(forward, np.ufunc) or any(t.startswith("?") for t in forward.types)
 
 
+#: Bool inputs of "keep" entries NumPy has no bool loop for, which PyTorch computes as
+#: integers: square gives int64 (as sum does); signbit (a bool result anyway) and
+#: heaviside (cast back to bool, PyTorch's result) read False / True as 0 / 1.
+_BOOL_AS_INT = {"square", "signbit", "heaviside"}
+
+
 def _input(t, op: Op):
     """``t`` in the dtype ``op`` computes in (see the module docstring)."""
     kind = t._data.dtype.kind
+    if kind == "b" and op.name in _BOOL_AS_INT:
+        return t.to(dtypes.int64)
     if kind == "b" and op.ints == "keep" and not _has_bool_loop(op.forward):
         # NumPy has no bool loop here (its own TypeError must not escape); PyTorch refuses
         # these too: `-b` and `+b` with RuntimeError, the rest as not implemented for Bool
@@ -103,6 +111,42 @@ def _scalar_tensor(number, like):
     return Tensor._make(np.asarray(number, dtype=dtype), False, None)
 
 
+#: Where PyTorch's signatures take a Python number in place of a tensor, by entry (as
+#: PyTorch 2.13 binds its functions and methods): nowhere (``mg.maximum(x, 0)`` is a
+#: TypeError, as ``torch.maximum(x, 0)`` is), as the second argument only (comparisons,
+#: ``fmod``, ``copysign``), in any one position (the default: ``xlogy(2, x)``,
+#: ``remainder(2, x)``), or in both (``floor_divide(7, 2)``). The operators (``x % 2``,
+#: ``2 % x``, ``x > 0``) take numbers on either side, as in PyTorch. (Arrays and lists
+#: are read as tensors, as everywhere in minigrad.)
+_NUMBERS_NOWHERE = {
+    "atan2", "hypot", "logaddexp", "logaddexp2", "maximum", "minimum", "fmax", "fmin",
+    "igamma", "igammac", "nextafter", "heaviside", "gcd", "lcm", "logical_and",
+    "logical_or", "logical_xor",
+}  # fmt: skip
+_NUMBERS_SECOND = {"copysign", "fmod", "eq", "ne", "lt", "le", "gt", "ge"}
+_NUMBERS_BOTH = {"floor_divide"}
+
+
+def _check_numbers(op: Op, name: str, a, b) -> None:
+    """TypeError, as PyTorch's argument parser raises, for a Python number where the
+    entry's PyTorch signature takes a tensor (see ``_NUMBERS_NOWHERE``)."""
+    if op.name in _NUMBERS_BOTH:
+        return
+    numbers = [isinstance(v, _Number) for v in (a, b)]
+    if op.name in _NUMBERS_NOWHERE:
+        refused = numbers
+    elif op.name in _NUMBERS_SECOND:
+        refused = [numbers[0], False]
+    else:
+        refused = [all(numbers), False]
+    for position, (argument, value, bad) in enumerate(zip(("input", op.second), (a, b), refused)):
+        if bad:
+            raise TypeError(
+                f"{name}(): argument '{argument}' (position {position + 1}) must be Tensor, "
+                f"not {type(value).__name__}"
+            )
+
+
 def binary_operands(op: Op, a, b) -> tuple:
     """Two tensors of one dtype for ``op(a, b)`` (numbers take the other's dtype)."""
     if isinstance(b, _Number) and isinstance(a, Tensor):
@@ -124,10 +168,17 @@ def call(name: str, input, *args, **kwargs):
             other = kwargs.pop(op.second)
         else:
             raise TypeError(f"{name}() missing its second argument '{op.second}'")
+        _check_numbers(op, name, input, other)
+        if op.name == "heaviside" and _both_bool(input, other):
+            return call(name, as_tensor(input).long(), other, *args, **kwargs).bool()
         tensors = binary_operands(op, input, other)
     else:
         tensors = (_input(as_tensor(input), op),)
     return _run(op, tensors, _params(op, args, kwargs))
+
+
+def _both_bool(a, b) -> bool:
+    return all(isinstance(t, Tensor) and t._data.dtype.kind == "b" for t in (a, b))
 
 
 def _method(name: str):

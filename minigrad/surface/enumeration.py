@@ -68,7 +68,8 @@ def unique_consecutive(input, return_inverse: bool = False, return_counts: bool 
         inverse = (np.cumsum(starts) - 1).reshape(data.shape)
     else:
         (d,) = R.normalize_dims(dim, data.ndim)
-        slices = np.moveaxis(data, d, 0).reshape(data.shape[d], -1)
+        rest = int(np.prod([n for i, n in enumerate(data.shape) if i != d]))
+        slices = np.moveaxis(data, d, 0).reshape(data.shape[d], rest)  # (-1 fails on size 0)
         starts = np.ones(slices.shape[0], bool)
         starts[1:] = np.any(slices[1:] != slices[:-1], axis=1)
         out = np.compress(starts, data, axis=d)

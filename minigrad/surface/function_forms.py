@@ -12,6 +12,8 @@ has.
 
 from __future__ import annotations
 
+import numpy as np
+
 from minigrad.surface.elementwise import inplace_function
 from minigrad.tensor import Tensor, as_tensor
 
@@ -74,7 +76,10 @@ def unflatten(input, dim: int, sizes) -> Tensor:
 
 def fill(input, value) -> Tensor:
     """A tensor shaped and typed like ``input``, every element ``value`` (a number or a
-    0-d tensor, which keeps its gradient)."""
+    0-d tensor, which keeps its gradient). As in PyTorch the result stays in ``input``'s
+    graph with gradient 0 there (``backward()`` works, and gives zeros)."""
+    from minigrad.ops import where
+
     x = as_tensor(input)
     if isinstance(value, Tensor):
         if value.ndim != 0:
@@ -82,8 +87,11 @@ def fill(input, value) -> Tensor:
                 f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
                 "dimensions."
             )
-        return value.to(x.dtype).expand(*x.shape).clone()
-    return x.detach().clone().fill_(value)
+        value = value.to(x.dtype)
+    else:
+        value = Tensor._make(np.asarray(value).astype(x.dtype), False, None)
+    # every element picks value: input's gradient is where(True, 0, g) = 0, no NaN from it
+    return where(Tensor._make(np.ones(x.shape, bool), False, None), value, x)
 
 
 # ---------------------------------------------------------------- the method detach_

@@ -44,7 +44,8 @@ def _data_range(values: np.ndarray, lo, hi, widen: float, name: str) -> tuple[fl
 
 
 def _bin_of(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The bin of each value (-1 outside the edges)."""
+    """The bin of each value (-1 outside the edges: below the first or above the last,
+    so every value is outside edges whose first is above their last, as in PyTorch)."""
     k = np.searchsorted(edges, values, side="right") - 1
     k = np.where(values == edges[-1], len(edges) - 2, k)
     outside = (values < edges[0]) | (values > edges[-1]) | np.isnan(values)
@@ -58,9 +59,8 @@ def _edges(values: np.ndarray, bins, lo, hi, dtype, name: str = "histogram") -> 
             raise RuntimeError(
                 "histogram: bins tensor should have one dimension and at least 2 elements"
             )
-        if np.any(np.diff(edges) < 0):
-            raise RuntimeError("histogram: bin edges must be increasing")
-        return edges
+        return edges  # not checked for order: PyTorch's answer for edges that decrease
+        # (first above last) is no count at all, and _bin_of gives that too
     if isinstance(bins, bool) or not isinstance(bins, (int, np.integer)) or bins <= 0:
         raise RuntimeError(f"histogram: bins must be > 0, got {bins!r}")
     if name == "histc":

@@ -21,6 +21,8 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions.errors import ShapeError
+from minigrad.functions.reduction import normalize_dims
+from minigrad.functions.signatures import scaled_sum
 from minigrad.ops import cat, stack
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
@@ -68,21 +70,28 @@ def atleast_3d(*tensors):
     return out[0] if len(out) == 1 else tuple(out)
 
 
+def _non_empty(tensors, op: str) -> list:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{op} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors) -> Tensor:
-    ts = [atleast_1d(t) for t in tensors]
+    ts = [atleast_1d(t) for t in _non_empty(tensors, "hstack")]
     return cat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(tensors) -> Tensor:
-    return cat([atleast_2d(t) for t in tensors], 0)
+    return cat([atleast_2d(t) for t in _non_empty(tensors, "vstack")], 0)
 
 
 def dstack(tensors) -> Tensor:
-    return cat([atleast_3d(t) for t in tensors], 2)
+    return cat([atleast_3d(t) for t in _non_empty(tensors, "dstack")], 2)
 
 
 def column_stack(tensors) -> Tensor:
-    ts = [as_tensor(t) for t in tensors]
+    ts = [as_tensor(t) for t in _non_empty(tensors, "column_stack")]
     return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in ts], 1)
 
 
@@ -135,40 +144,84 @@ def broadcast_tensors(*tensors) -> tuple:
 
 # ------------------------------------------------------------------ splitting, reordering
 def tensor_split(input, indices_or_sections, dim: int = 0) -> tuple:
-    """Split into ``n`` nearly equal parts (an int) or at the given indices (a list)."""
+    """Split into ``n`` nearly equal parts (an int, or a 0-d int64 tensor) or at the given
+    indices (a list, or a 1-d int64 tensor), as views."""
     x = as_tensor(input)
-    d = dim % max(x.ndim, 1)
+    if x.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    (d,) = normalize_dims(dim, x.ndim)
     n = x.shape[d]
-    if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    where = _sections_or_indices(indices_or_sections)
+    if isinstance(where, int):
+        if where <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {where}")
+        sizes = [n // where + (1 if i < n % where else 0) for i in range(where)]
         bounds = np.cumsum([0] + sizes)
     else:
-        bounds = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+        bounds = [0] + [min(max(i, 0), n) for i in where] + [n]
     return tuple(x.narrow(d, lo, max(hi - lo, 0)) for lo, hi in zip(bounds[:-1], bounds[1:]))
+
+
+def _sections_or_indices(value):
+    """tensor_split's second argument as an int (sections) or a list of ints (indices)."""
+    if isinstance(value, Tensor):
+        if value.dtype != dtypes.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but "
+                f"got {value.dtype}"
+            )
+        if value.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {value.ndim} dims"
+            )
+        return int(value.item()) if value.ndim == 0 else [int(v) for v in value.tolist()]
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value
+    ):
+        return [int(v) for v in value]
+    raise TypeError(
+        "tensor_split(): argument 'indices_or_sections' must be an int, a sequence of ints or "
+        f"an int64 tensor, not {type(value).__name__}"
+    )
 
 
 def split_with_sizes(input, split_sizes, dim: int = 0) -> tuple:
     return as_tensor(input).split(list(split_sizes), dim)
 
 
-def _split_along(x: Tensor, sections, dim: int, name: str) -> tuple:
-    if isinstance(sections, (int, np.integer)) and x.shape[dim] % sections:
-        raise ShapeError(f"{name}: dim {dim} of size {x.shape[dim]} is not divisible by {sections}")
-    return tensor_split(x, sections, dim)
+def _split_along(x: Tensor, sections, dim: int, name: str, least: int) -> tuple:
+    """hsplit / vsplit / dsplit: ``tensor_split`` along ``dim`` of a tensor of at least
+    ``least`` dims, whose size an int ``sections`` must divide."""
+    if x.ndim < least:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {least} dimension, but got a tensor "
+            f"with {x.ndim} dimensions!"
+        )
+    where = _sections_or_indices(sections)
+    if isinstance(where, int) and (where == 0 or x.shape[dim] % where):
+        raise RuntimeError(
+            f"torch.{name} attempted to split along dimension {dim}, but the size of the "
+            f"dimension {x.shape[dim]} is not divisible by the split_size {where}!"
+        )
+    return tensor_split(x, where, dim)
 
 
 def hsplit(input, sections) -> tuple:
     x = as_tensor(input)
-    return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit")
+    return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit", 1)
 
 
 def vsplit(input, sections) -> tuple:
-    return _split_along(as_tensor(input), sections, 0, "vsplit")
+    return _split_along(as_tensor(input), sections, 0, "vsplit", 2)
 
 
 def dsplit(input, sections) -> tuple:
-    return _split_along(as_tensor(input), sections, 2, "dsplit")
+    return _split_along(as_tensor(input), sections, 2, "dsplit", 3)
 
 
 def ravel(input) -> Tensor:
@@ -176,18 +229,33 @@ def ravel(input) -> Tensor:
 
 
 def fliplr(input) -> Tensor:
-    return as_tensor(input).flip(1)
+    x = as_tensor(input)
+    if x.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return x.flip(1)
 
 
 def flipud(input) -> Tensor:
-    return as_tensor(input).flip(0)
+    x = as_tensor(input)
+    if x.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return x.flip(0)
 
 
 def rot90(input, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotate by 90 degrees ``k`` times in the plane ``dims`` (from the first towards the
     second)."""
     x = as_tensor(input)
-    d0, d1 = dims
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if x.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {x.ndim}")
+    d0, d1 = normalize_dims(dims[0], x.ndim)[0], normalize_dims(dims[1], x.ndim)[0]
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
     k %= 4
     if k == 1:
         return x.flip(d1).transpose(d0, d1)
@@ -204,13 +272,26 @@ def msort(input) -> Tensor:
 
 # ----------------------------------------------------------------- differences and sums
 def diff(input, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
-    """out[i] = x[i + 1] - x[i] along ``dim``, ``n`` times."""
+    """out[i] = x[i + 1] - x[i] along ``dim``, ``n`` times, after ``prepend`` and
+    ``append`` are joined to the input along ``dim``. As in PyTorch, ``n = 0`` gives a
+    copy of the input (without them), and an ``n`` beyond the length leaves 0 elements."""
     x = as_tensor(input)
-    d = dim % x.ndim
+    if x.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    (d,) = normalize_dims(dim, x.ndim)
+    extra = [as_tensor(t) for t in (prepend, append) if t is not None]
+    if any(t.ndim != x.ndim for t in extra):
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    if n == 0:
+        return x.clone()
     parts = [as_tensor(t) for t in (prepend, x, append) if t is not None]
     x = cat(parts, d) if len(parts) > 1 else x
     for _ in range(n):
         m = x.shape[d]
+        if m == 0:
+            break
         later, earlier = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
         x = later ^ earlier if x.dtype == np.bool_ else later - earlier  # bools: "differs"
     return x
@@ -255,36 +336,58 @@ def ger(input, vec2) -> Tensor:
     return as_tensor(input).outer(vec2)
 
 
+# The legacy forms with leading numbers (``addmm(beta, input, alpha, mat1, mat2)``,
+# ``input.addmm(beta, mat1, mat2)``) are read by functions/signatures.scaled_sum.
 @lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
-def addmm(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
+def addmm(input, mat1, mat2, *legacy, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2)."""
-    return _scale(as_tensor(input), beta) + _scale(mm(mat1, mat2), alpha)
+    input, mat1, mat2, beta, alpha = scaled_sum("addmm", (input, mat1, mat2, *legacy), beta, alpha)
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(mv(mat, vec), alpha)
+def addmv(input, mat, vec, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (mat @ vec)."""
+    input, mat, vec, beta, alpha = scaled_sum("addmv", (input, mat, vec, *legacy), beta, alpha)
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(ger(vec1, vec2), alpha)
+def addr(input, vec1, vec2, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * outer(vec1, vec2)."""
+    input, vec1, vec2, beta, alpha = scaled_sum("addr", (input, vec1, vec2, *legacy), beta, alpha)
+    return _scaled_sum(input, ger(vec1, vec2), beta, alpha)
 
 
 @lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2), alpha)
+def baddbmm(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    args = (input, batch1, batch2, *legacy)
+    input, batch1, batch2, beta, alpha = scaled_sum("baddbmm", args, beta, alpha)
+    return _scaled_sum(input, as_tensor(batch1).bmm(batch2), beta, alpha)
 
 
 @lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return _scale(as_tensor(input), beta) + _scale(as_tensor(batch1).bmm(batch2).sum(0), alpha)
+def addbmm(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    """beta * input + alpha * sum over the batch of batch1 @ batch2."""
+    args = (input, batch1, batch2, *legacy)
+    input, batch1, batch2, beta, alpha = scaled_sum("addbmm", args, beta, alpha)
+    return _scaled_sum(input, as_tensor(batch1).bmm(batch2).sum(0), beta, alpha)
 
 
-def _scale(x: Tensor, c) -> Tensor:
-    if c == 1:
-        return x
-    if c == 0:
-        return x * 0  # beta = 0: input is ignored (NaN in it too, as PyTorch)
-    return x * c
+def _scaled_sum(input, product: Tensor, beta, alpha) -> Tensor:
+    """``beta * input + alpha * product`` as PyTorch computes it: for an integer (bool)
+    product, ``beta`` and ``alpha`` are taken as integers (bools), as its documentation
+    says they must be; ``beta = 0`` ignores ``input``, so NaN and inf in it do not
+    propagate (and its gradient is 0)."""
+    input = as_tensor(input)
+    if product.dtype.kind == "b":
+        beta, alpha = bool(beta), bool(alpha)
+    elif product.dtype.kind in "iu":
+        beta, alpha = int(beta), int(alpha)
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        shape = np.broadcast_shapes(input.shape, scaled.shape)
+        return scaled if scaled.shape == shape else scaled.expand(shape).clone()
+    return (input if beta == 1 else input * beta) + scaled
 
 
 def kron(input, other) -> Tensor:
@@ -310,6 +413,22 @@ def tensordot(a, b, dims=2) -> Tensor:
         da, db = [list(d) if isinstance(d, (list, tuple)) else [d] for d in dims]
     da = [d % a.ndim for d in da]
     db = [d % b.ndim for d in db]
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
+    size_a, size_b = list(a.shape), list(b.shape)
+    for i, j in zip(da, db):  # a contracted dim of size 1 broadcasts, as in PyTorch
+        if size_a[i] != size_b[j]:
+            if size_a[i] == 1:
+                size_a[i] = size_b[j]
+            elif size_b[j] == 1:
+                size_b[j] = size_a[i]
+            else:
+                raise RuntimeError(
+                    f"contracted dimensions need to match, but first has size {size_a[i]} in "
+                    f"dim {i} and second has size {size_b[j]} in dim {j}"
+                )
+    a = a.expand(*size_a) if tuple(size_a) != a.shape else a
+    b = b.expand(*size_b) if tuple(size_b) != b.shape else b
     keep_a = [i for i in range(a.ndim) if i not in da]
     keep_b = [i for i in range(b.ndim) if i not in db]
     k = int(np.prod([a.shape[d] for d in da]))
@@ -325,18 +444,54 @@ def vdot(input, other) -> Tensor:
 
 # ----------------------------------------------------------------------------- searching
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
-    """Where each value would go in the sorted last dim of ``sorted_sequence``."""
+    """Where each value of ``input`` would go in the sorted last dim of
+    ``sorted_sequence`` (``side="left"``: before equal values, ``"right"``: after them).
+
+    ``sorter`` (int64, the shape of ``sorted_sequence``) is the permutation that sorts an
+    unsorted sequence: the result then indexes the sorted order. A 1-D sequence is
+    searched by every value; an N-D one row by row, its leading dims matching the
+    values'. A Python number gives a 0-d result."""
     seq = as_tensor(sorted_sequence)._data
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if side not in (None, "left", "right"):
+        raise RuntimeError(
+            f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+        )
+    if side == "left" and right:
+        raise RuntimeError(
+            "torch.searchsorted(): side and right can't be set to opposites, got side of left "
+            "while right was True"
+        )
     side = side or ("right" if right else "left")
+    if seq.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension")
+    if sorter is not None:
+        order = sorter._data if isinstance(sorter, Tensor) else np.asarray(sorter)
+        if order.dtype != np.int64 or order.shape != seq.shape:
+            raise RuntimeError(
+                "torch.searchsorted(): sorter must be an int64 tensor of the sorted sequence's "
+                f"shape {list(seq.shape)}, got {order.dtype} of shape {list(order.shape)}"
+            )
+        if order.size and (order.min() < 0 or order.max() >= seq.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        seq = np.take_along_axis(seq, order, -1)
     if seq.ndim == 1:
         out = np.searchsorted(seq, values, side=side)
     else:
-        rows = seq.reshape(-1, seq.shape[-1])
-        vals = values.reshape(rows.shape[0], -1)
-        out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)])
+        if values.ndim == 0 or seq.shape[:-1] != values.shape[:-1]:
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq.shape)} and input value tensor {list(values.shape)}"
+            )
+        count = int(np.prod(seq.shape[:-1]))  # reshape(-1, 0) cannot infer the -1
+        rows = seq.reshape(count, seq.shape[-1])
+        vals = values.reshape(count, values.shape[-1])
+        out = np.empty(vals.shape, dtype=np.int64)
+        for i in range(rows.shape[0]):
+            out[i] = np.searchsorted(rows[i], vals[i], side=side)
         out = out.reshape(values.shape)
-    return _const(out.astype(np.int32 if out_int32 else np.int64))
+    return _const(np.asarray(out).astype(np.int32 if out_int32 else np.int64))
 
 
 def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:

@@ -15,16 +15,19 @@ import warnings
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.creation import _finish, _float_dtype, tensor
+from minigrad.creation import _finish, _float_dtype, evenly_spaced, tensor
 from minigrad.tensor import Tensor, as_tensor
 
 
 def logspace(
     start, end, steps: int, base: float = 10.0, dtype=None, device=None, requires_grad=False
 ) -> Tensor:
-    """``steps`` values ``base ** t`` for t evenly spaced from ``start`` to ``end``."""
-    data = np.logspace(start, end, steps, base=base).astype(_float_dtype(dtype))
-    return _finish(data, requires_grad, device, "logspace")
+    """``steps`` values ``base ** t`` for t evenly spaced from ``start`` to ``end`` (as
+    ``linspace`` spaces them: 0-d tensors accepted, truncated to integers for an integer
+    ``dtype``)."""
+    dtype = _float_dtype(dtype)
+    exponents = evenly_spaced(start, end, steps, dtype, "logspace")
+    return _finish((float(base) ** exponents).astype(dtype), requires_grad, device, "logspace")
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

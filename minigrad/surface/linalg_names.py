@@ -34,13 +34,22 @@ def cholesky(input, upper: bool = False) -> Tensor:
 
 def cholesky_solve(input, input2, upper: bool = False) -> Tensor:
     """X with ``A X = B`` for ``B = input`` and A given by its Cholesky factor
-    ``input2`` (``A = L L^T``, or ``U^T U`` with ``upper=True``): two triangular solves,
-    differentiable in both."""
-    solve_triangular = _linalg().solve_triangular
-    factor = as_tensor(input2)
-    lower = factor.mT if upper else factor
-    y = solve_triangular(lower, as_tensor(input), upper=False)  # L y = B
-    return solve_triangular(lower.mT, y, upper=True)  # L^T x = y
+    ``input2`` (``A = L L^T``, or ``U^T U`` with ``upper=True``), differentiable in both
+    with PyTorch's gradient (``functions/linalg.CholeskySolve``)."""
+    from minigrad.functions.linalg import CholeskySolve
+
+    b, factor = as_tensor(input), as_tensor(input2)
+    if b.ndim < 2 or factor.ndim < 2 or factor.shape[-1] != factor.shape[-2]:
+        raise RuntimeError(
+            f"cholesky_solve: expected a matrix B (*, n, k) and a square factor (*, n, n), got "
+            f"shapes {tuple(b.shape)} and {tuple(factor.shape)}"
+        )
+    if b.shape[-2] != factor.shape[-1]:
+        raise RuntimeError(
+            f"cholesky_solve: Incompatible matrix sizes for B {tuple(b.shape)} and the factor "
+            f"{tuple(factor.shape)}"
+        )
+    return CholeskySolve.apply(b, factor, bool(upper))
 
 
 def cholesky_inverse(input, upper: bool = False) -> Tensor:
@@ -260,25 +269,29 @@ def renorm_(input, p, dim: int, maxnorm) -> Tensor:
 
 
 # --------------------------------------------------- in-place matrix products (x.addmm_)
-def addmm_(input, mat1, mat2, *, beta=1, alpha=1) -> Tensor:
-    """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below)."""
-    return input._inplace("addmm_", input.addmm(mat1, mat2, beta=beta, alpha=alpha))
+def addmm_(input, mat1, mat2, *legacy, beta=1, alpha=1) -> Tensor:
+    """``beta * input + alpha * mat1 @ mat2`` written into ``input`` (and so on below;
+    the legacy forms with leading numbers as in ``addmm``)."""
+    out = input.addmm(mat1, mat2, *legacy, beta=beta, alpha=alpha)
+    return input._inplace("addmm_", out)
 
 
-def addmv_(input, mat, vec, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("addmv_", input.addmv(mat, vec, beta=beta, alpha=alpha))
+def addmv_(input, mat, vec, *legacy, beta=1, alpha=1) -> Tensor:
+    return input._inplace("addmv_", input.addmv(mat, vec, *legacy, beta=beta, alpha=alpha))
 
 
-def addr_(input, vec1, vec2, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("addr_", input.addr(vec1, vec2, beta=beta, alpha=alpha))
+def addr_(input, vec1, vec2, *legacy, beta=1, alpha=1) -> Tensor:
+    return input._inplace("addr_", input.addr(vec1, vec2, *legacy, beta=beta, alpha=alpha))
 
 
-def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("baddbmm_", input.baddbmm(batch1, batch2, beta=beta, alpha=alpha))
+def baddbmm_(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    out = input.baddbmm(batch1, batch2, *legacy, beta=beta, alpha=alpha)
+    return input._inplace("baddbmm_", out)
 
 
-def addbmm_(input, batch1, batch2, *, beta=1, alpha=1) -> Tensor:
-    return input._inplace("addbmm_", input.addbmm(batch1, batch2, beta=beta, alpha=alpha))
+def addbmm_(input, batch1, batch2, *legacy, beta=1, alpha=1) -> Tensor:
+    out = input.addbmm(batch1, batch2, *legacy, beta=beta, alpha=alpha)
+    return input._inplace("addbmm_", out)
 
 
 # ------------------------------------------------------------------ randomized SVD, PCA

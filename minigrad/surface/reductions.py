@@ -25,6 +25,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions import reduction as R
+from minigrad.functions import signatures
 from minigrad.ops import cat
 from minigrad.tensor import Tensor, as_tensor
 
@@ -70,8 +71,8 @@ def prod(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     if x.ndim == 0:
         return x.clone()
     n = x.shape[d]
-    if n == 0:
-        out = _const(np.ones(x.shape[:d] + x.shape[d + 1 :], x.dtype))
+    if n == 0:  # the empty product is 1, in x's graph (gradient: nothing to give)
+        out = x.sum(d) * 0 + 1
     else:
         while x.shape[d] > 1:
             n = x.shape[d]
@@ -216,18 +217,18 @@ def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
 
 
 # --------------------------------------------------------------------- several results
-def std_mean(input, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
-    """``(std, mean)`` over ``dim``."""
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(std, mean)`` over ``dim`` (the arguments of ``std``)."""
     x = as_tensor(input)
-    std = x.std(dim, keepdim, correction=correction, unbiased=unbiased)
-    return std, x.mean(dim, keepdim)
+    dim, keepdim, correction = signatures.variance("std_mean", dim, unbiased, keepdim, correction)
+    return x.std(dim, keepdim=keepdim, correction=correction), x.mean(dim, keepdim)
 
 
-def var_mean(input, dim=None, keepdim: bool = False, *, correction=1, unbiased=None):
-    """``(var, mean)`` over ``dim``."""
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """``(var, mean)`` over ``dim`` (the arguments of ``var``)."""
     x = as_tensor(input)
-    var = x.var(dim, keepdim, correction=correction, unbiased=unbiased)
-    return var, x.mean(dim, keepdim)
+    dim, keepdim, correction = signatures.variance("var_mean", dim, unbiased, keepdim, correction)
+    return x.var(dim, keepdim=keepdim, correction=correction), x.mean(dim, keepdim)
 
 
 def aminmax(input, *, dim=None, keepdim: bool = False):

@@ -240,6 +240,8 @@ def sum_to_size(input: Tensor, *size) -> Tensor:
     dims = tuple(range(lead)) + tuple(
         lead + k for k, (s, h) in enumerate(zip(shape, have[lead:])) if s == 1 and h != 1
     )
+    if not shape and not have:  # PyTorch sums a 0-d tensor to size () (a bool gives int64)
+        return input.sum()
     out = input.sum(dims, keepdim=True) if dims else input
     return out.reshape(shape) if out._data.shape != shape else out
 

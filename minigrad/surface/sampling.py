@@ -205,6 +205,8 @@ def _continuous(t: Tensor, name: str) -> None:
 def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator=None):
     """Fill with Cauchy samples: ``median + sigma * tan(pi (u - 1/2))``."""
     _continuous(self, "Cauchy")
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma}")
     draws = median + sigma * _random.resolve(generator).standard_cauchy(self.shape)
     return _fill(self, "cauchy_", draws)
 

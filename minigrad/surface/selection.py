@@ -15,13 +15,16 @@ Each function is also a Tensor method where PyTorch has one (``METHODS``).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import IndexRangeError, ShapeError
+from minigrad.functions.scatter import ScatterReduce
+from minigrad.functions.windows import Diagonal, Unfold
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
@@ -46,7 +49,7 @@ def _const(array) -> Tensor:
 def _check_range(idx: np.ndarray, size: int, what: str) -> np.ndarray:
     if idx.size and (idx.min() < -size or idx.max() >= size):
         bad = idx.max() if idx.max() >= size else idx.min()
-        raise IndexError(f"{what}: index {bad} is out of bounds for size {size}")
+        raise IndexRangeError(f"{what}: index {bad} is out of bounds for size {size}")
     return idx
 
 
@@ -74,17 +77,26 @@ def select(input, dim: int, index: int) -> Tensor:
 
 
 def narrow(input, dim: int, start, length: int) -> Tensor:
-    """Elements ``start`` to ``start + length - 1`` along ``dim``."""
+    """Elements ``start`` to ``start + length - 1`` along ``dim`` (a view). ``start``
+    may be a 0-d integer tensor, or negative (counted from the end)."""
     x = as_tensor(input)
+    if x.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        if start.ndim != 0 or start.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
     d = _dim(dim, x.ndim)
     size = x.shape[d]
-    start = int(start)
-    if start < 0:
-        start += size
-    if not (0 <= start <= size and 0 <= length and start + length <= size):
+    if not -size <= start <= size:
         raise IndexError(
-            f"narrow: start ({start}) + length ({length}) exceeds dimension size ({size})"
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
         )
+    start = int(start) % size if size and start < 0 else int(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return x[(slice(None),) * d + (slice(start, start + length),)]
 
 
@@ -123,30 +135,27 @@ def masked_select(input, mask) -> Tensor:
 
 
 def diagonal(input, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The diagonal of the planes (dim1, dim2), as the last dim of the result."""
+    """The diagonal of the planes (dim1, dim2), as the last dim of the result: a view of
+    the input (writing into it writes the input's diagonal), as in PyTorch."""
     x = as_tensor(input)
     d1, d2 = _dim(dim1, x.ndim), _dim(dim2, x.ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal: dim1 and dim2 cannot be the same dim ({dim1})")
-    rest = [i for i in range(x.ndim) if i not in (d1, d2)]
-    x = x.permute(*rest, d1, d2)
-    rows, cols = x.shape[-2], x.shape[-1]
-    n = max(0, min(rows + min(offset, 0), cols - max(offset, 0)))
-    i = np.arange(n) + max(-offset, 0)
-    j = np.arange(n) + max(offset, 0)
-    return x[(Ellipsis, i, j)]
+    return Diagonal.apply(x, int(offset), d1, d2)
 
 
 def diag_embed(input, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices whose diagonal (at ``offset``) holds the last dim of the input."""
     x = as_tensor(input)
+    nd = x.ndim + 1
+    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n = x.shape[-1]
     m = n + abs(offset)
     i = np.arange(n) + max(-offset, 0)
     j = np.arange(n) + max(offset, 0)
     out = I.IndexAdd.apply(x, x.shape[:-1] + (m, m), (Ellipsis, i, j), True)
-    nd = out.ndim
-    d1, d2 = _dim(dim1, nd), _dim(dim2, nd)
     order = [None] * nd
     order[d1], order[d2] = nd - 2, nd - 1
     rest = iter(range(nd - 2))
@@ -170,19 +179,20 @@ def diagflat(input, offset: int = 0) -> Tensor:
 
 def unfold(input, dimension: int, size: int, step: int) -> Tensor:
     """Windows of ``size`` elements, every ``step`` along ``dimension``: that dim becomes
-    the window count and a new last dim of ``size`` holds each window."""
+    the window count and a new last dim of ``size`` holds each window. A view of the
+    input (windows that overlap share its elements), as in PyTorch; a 0-d input gives
+    the one window of ``size`` (0 or 1) elements."""
     x = as_tensor(input)
     d = _dim(dimension, max(x.ndim, 1))
     n = x.shape[d] if x.ndim else 1
-    if size > n or step <= 0:
+    if size < 0 or size > n or step <= 0:
         raise RuntimeError(
-            f"unfold: size ({size}) must be <= the size of dim {dimension} ({n}) and step "
+            f"unfold: size ({size}) must be in [0, {n}] (the size of dim {dimension}) and step "
             f"({step}) > 0"
         )
-    starts = np.arange(0, n - size + 1, step)
-    windows = starts[:, None] + np.arange(size)[None, :]  # (count, size)
-    out = x[_dim_key(x.ndim, d, windows)]  # dims: ..., count, size, ...
-    return out.movedim(d + 1, -1)
+    if x.ndim == 0:
+        return Unfold.apply(x.reshape(1), 0, int(size), int(step)).reshape(size)
+    return Unfold.apply(x, d, int(size), int(step))
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
@@ -202,13 +212,53 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
 
 
 # ------------------------------------------------------------------------------ placing
-def _src_for(src, index: np.ndarray, like: Tensor) -> Tensor:
-    """``src`` cut to ``index``'s shape (PyTorch uses only that corner of it)."""
+def _scalar_as_vector(op):
+    """PyTorch lets the ops that place values along a dim (scatter, index_add, ...) take
+    a 0-d tensor as a vector of one element (dim 0 or -1), with a 0-d (or one-element)
+    index and source: run ``op`` on one-element vectors, and return a 0-d result. (A
+    source is the argument after the index; ``index_fill``'s value stays as it is.)"""
+
+    @functools.wraps(op)
+    def run(input, dim, index, *args, **kwargs):
+        x = as_tensor(input)
+        if x.ndim != 0:
+            return op(x, dim, index, *args, **kwargs)
+        _dim(dim, 1)  # 0 or -1, else PyTorch's IndexError
+        if args and op.__name__ != "index_fill":
+            args = (_one_element(args[0]), *args[1:])
+        if "src" in kwargs:
+            kwargs["src"] = _one_element(kwargs["src"])
+        return op(x.reshape(1), 0, _one_element(index), *args, **kwargs).reshape(())
+
+    return run
+
+
+def _one_element(a):
+    """A 0-d tensor (or array) as a vector of one element; anything else as it is."""
+    if isinstance(a, (Tensor, np.ndarray)) and a.ndim == 0:
+        return a.reshape(1)
+    return a
+
+
+def _src_for(src, index: np.ndarray, like: Tensor, what: str) -> Tensor:
+    """``src`` cut to ``index``'s shape (PyTorch uses only that corner of it); a tensor
+    ``src`` must have the input's dtype and index's number of dims, and be at least as
+    large as index in every dim, as PyTorch requires."""
     if not isinstance(src, Tensor):
         return _const(np.asarray(src, dtype=like.dtype))
-    return src[tuple(slice(0, s) for s in index.shape)].to(like.dtype)
+    if src.dtype != like.dtype:
+        raise ShapeError(
+            f"{what}: Expected self.dtype to be equal to src.dtype ({like.dtype} and {src.dtype})"
+        )
+    if src.ndim != index.ndim or any(i > s for i, s in zip(index.shape, src.shape)):
+        raise ShapeError(
+            f"{what}: index of shape {shape_str(index.shape)} does not fit src of shape "
+            f"{shape_str(src.shape)} (same number of dims, no dim larger)"
+        )
+    return src[tuple(slice(0, s) for s in index.shape)]
 
 
+@_scalar_as_vector
 def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Tensor:
     """``out[index[i][j]][j] = src[i][j]`` (for dim 0): the input with values written at
     ``index`` along ``dim``. ``src`` may be a number (PyTorch's ``value``)."""
@@ -221,18 +271,20 @@ def scatter(input, dim: int, index, src=None, *, value=None, reduce=None) -> Ten
     d = _dim(dim, x.ndim)
     idx = _array(index, "scatter")
     key = _along(x, d, idx, "scatter")
-    return I.Put.apply(x, _src_for(src, idx, x), key)
+    return I.Put.apply(x, _src_for(src, idx, x, "scatter"), key)
 
 
+@_scalar_as_vector
 def scatter_add(input, dim: int, index, src) -> Tensor:
     """The input with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     x = as_tensor(input)
     d = _dim(dim, x.ndim)
     idx = _array(index, "scatter_add")
     key = _along(x, d, idx, "scatter_add")
-    return x + I.IndexAdd.apply(_src_for(src, idx, x), x.shape, key, True)
+    return x + I.IndexAdd.apply(_src_for(src, idx, x, "scatter_add"), x.shape, key, True)
 
 
+@_scalar_as_vector
 def scatter_reduce(
     input,
     dim: int,
@@ -248,7 +300,7 @@ def scatter_reduce(
     d = _dim(dim, x.ndim)
     idx = _array(index, "scatter_reduce")
     key = _along(x, d, idx, "scatter_reduce")
-    s = _src_for(src, idx, x)
+    s = _src_for(src, idx, x, "scatter_reduce")
     hit = np.zeros(x.shape, bool)
     hit[key] = True
     base = x if include_self else x.masked_fill(_const(hit), 0)
@@ -262,20 +314,9 @@ def scatter_reduce(
         count = np.where(count == 0, 1, count)
         out = total / _const(count.astype(x.dtype))
         return out if x.dtype.kind == "f" else out.floor().to(x.dtype)
-    ufuncs = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
-    if reduce not in ufuncs:
+    if reduce not in ScatterReduce.REDUCTIONS:
         raise RuntimeError(f"scatter_reduce: unknown reduce {reduce!r}")
-    if x.requires_grad or s.requires_grad:
-        raise NotImplementedError(
-            f"scatter_reduce: minigrad computes reduce={reduce!r} without a gradient; "
-            "use 'sum' or 'mean', or detach the inputs"
-        )
-    out = x._data.copy()
-    if not include_self:
-        identity = {"prod": 1, "amax": -np.inf, "amin": np.inf}[reduce]
-        out[key] = np.asarray(identity).astype(out.dtype) if out.dtype.kind == "f" else 0
-    ufuncs[reduce].at(out, key, s._data)
-    return _const(out)
+    return ScatterReduce.apply(x, s, key, reduce, include_self)
 
 
 def _dim_index(x: Tensor, dim: int, index, what: str) -> tuple:
@@ -285,23 +326,40 @@ def _dim_index(x: Tensor, dim: int, index, what: str) -> tuple:
     return d, idx
 
 
+def _slices_source(x: Tensor, d: int, idx: np.ndarray, source, what: str) -> Tensor:
+    """``source`` of index_add / index_copy: shaped like ``x`` with ``len(idx)`` along
+    ``d`` (PyTorch's RuntimeError otherwise)."""
+    source = as_tensor(source)
+    want = x.shape[:d] + (idx.size,) + x.shape[d + 1 :]
+    if source.shape != want and not (source.numel() == idx.size and source.ndim <= 1 == x.ndim):
+        raise ShapeError(
+            f"{what}: source tensor shape must match self tensor shape, excluding the "
+            f"specified dimension: expected {shape_str(want)}, got {shape_str(source.shape)}"
+        )
+    return source
+
+
+@_scalar_as_vector
 def index_add(input, dim: int, index, source, *, alpha=1) -> Tensor:
     """The input with ``alpha * source`` added at ``index`` along ``dim``."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_add")
-    source = as_tensor(source).to(x.dtype)
+    source = _slices_source(x, d, idx, source, "index_add").to(x.dtype)
     if alpha != 1:
         source = source * alpha
     return x + I.IndexAdd.apply(source, x.shape, _dim_key(x.ndim, d, idx), True)
 
 
+@_scalar_as_vector
 def index_copy(input, dim: int, index, source) -> Tensor:
     """The input with the slices at ``index`` along ``dim`` replaced by ``source``'s."""
     x = as_tensor(input)
     d, idx = _dim_index(x, dim, index, "index_copy")
-    return I.Put.apply(x, as_tensor(source).to(x.dtype), _dim_key(x.ndim, d, idx))
+    source = _slices_source(x, d, idx, source, "index_copy").to(x.dtype)
+    return I.Put.apply(x, source, _dim_key(x.ndim, d, idx))
 
 
+@_scalar_as_vector
 def index_fill(input, dim: int, index, value) -> Tensor:
     """The input with the slices at ``index`` along ``dim`` set to ``value``."""
     x = as_tensor(input)
@@ -323,9 +381,21 @@ def index_put(input, indices, values, accumulate: bool = False) -> Tensor:
 
 
 def masked_scatter(input, mask, source) -> Tensor:
-    """The input with the places where ``mask`` is True filled, in order, from ``source``."""
+    """The input with the places where ``mask`` is True filled, in order, from ``source``
+    (the input and the mask broadcast together, as in PyTorch)."""
     x = as_tensor(input)
-    m = np.broadcast_to(mask._data if isinstance(mask, Tensor) else np.asarray(mask), x.shape)
+    m = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError(f"masked_scatter_: expected BoolTensor for mask, got {m.dtype}")
+    source = as_tensor(source)
+    if source.dtype != x.dtype:
+        raise RuntimeError(
+            f"masked_scatter: expected self and source to have same dtypes but got {x.dtype} "
+            f"and {source.dtype}"
+        )
+    shape = np.broadcast_shapes(x.shape, m.shape)
+    x = x.expand(*shape) if x.shape != shape else x
+    m = np.broadcast_to(m, shape)
     n = int(m.sum())
     src = as_tensor(source).reshape(-1)
     if src.shape[0] < n:
@@ -341,8 +411,17 @@ def movedim(input, source, destination) -> Tensor:
     x = as_tensor(input)
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    written = (list(src), list(dst))
     src = [_dim(s, x.ndim) for s in src]
     dst = [_dim(s, x.ndim) for s in dst]
+    for what, dims, given in (("source", src, written[0]), ("destination", dst, written[1])):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({given})")
     order = [i for i in range(x.ndim) if i not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -358,7 +437,7 @@ def tile(input, dims) -> Tensor:
     x = as_tensor(input)
     dims = tuple(dims)
     dims = (1,) * (x.ndim - len(dims)) + dims
-    return x.repeat(*dims)
+    return x.repeat(dims)
 
 
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:

@@ -1,14 +1,13 @@
 """``mg.special``: the functions of ``torch.special`` that minigrad computes.
 
 Most are entries of the elementwise table (``functions/elementwise.py``: ``erf``,
-``erfinv``, ``digamma``, ``ndtr``, ``entr``, ``xlog1py``, the Bessel functions, the
+``erfinv``, ``digamma``, ``ndtr``, ``log_ndtr``, ``ndtri``,
+``entr``, ``xlog1py``, the Bessel functions, the
 incomplete gamma functions, ``zeta``, the orthogonal polynomials ...), under
 ``torch.special``'s names (``expit`` is ``sigmoid``, ``gammaln`` is ``lgamma``, ``psi``
 is ``digamma``, ``gammainc`` is ``igamma``).
 The rest are short compositions of them, differentiable through their parts:
 
-- ``ndtri(p) = sqrt(2) erfinv(2p - 1)``, the inverse of ``ndtr``;
-- ``log_ndtr(x) = log(ndtr(x))`` (``-inf`` once ``ndtr`` underflows, near x = -38);
 - ``multigammaln(x, p) = p (p - 1) / 4 log(pi) + sum_{j<p} lgamma(x - j / 2)``;
 - ``polygamma(n, x)``: digamma for ``n = 0``, trigamma for ``n = 1``, and
   ``(-1)^(n+1) n! zeta(n + 1, x)`` beyond.
@@ -18,22 +17,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from minigrad.surface.elementwise import call, special_functions
 from minigrad.tensor import Tensor, as_tensor
 
 # erf, expit, digamma, the Bessel functions, the orthogonal polynomials ...: the entries of
 # the elementwise table under their torch.special names (the table's ``special`` field).
 globals().update(special_functions())
-
-
-def ndtri(input) -> Tensor:
-    """The inverse of ``ndtr``: sqrt(2) erfinv(2p - 1)."""
-    return call("erfinv", as_tensor(input) * 2 - 1) * math.sqrt(2.0)
-
-
-def log_ndtr(input) -> Tensor:
-    """log(ndtr(x))."""
-    return call("log", call("ndtr", input))
 
 
 def multigammaln(input, p: int) -> Tensor:
@@ -59,7 +50,8 @@ def polygamma(n: int, input) -> Tensor:
     if n == 1:
         return call("trigamma", input)
     x = as_tensor(input)
-    order = x.new_full(x.shape, n + 1.0, dtype=x.dtype if x.dtype.kind == "f" else None)
+    # the order n + 1 as a float tensor (an integer or bool x computes in float32)
+    order = x.new_full(x.shape, n + 1.0, dtype=x.dtype if x.dtype.kind == "f" else np.float32)
     return call("zeta", order, x) * ((-1) ** (n + 1) * math.factorial(n))
 
 
@@ -79,7 +71,7 @@ def log_softmax(input, dim: int, dtype=None) -> Tensor:
 
 __all__ = [
     *special_functions(),
-    "log_ndtr", "log_softmax", "logsumexp", "multigammaln", "ndtri", "polygamma", "softmax",
+    "log_softmax", "logsumexp", "multigammaln", "polygamma", "softmax",
 ]  # fmt: skip
 
 from minigrad.unsupported import module_getattr  # noqa: E402

@@ -147,9 +147,11 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
     nan = np.isnan(rows._data)
     q_shape = (len(qs),) + (1,) * len(rest)
     if ignore_nan:  # the ranks among the values that are not NaN (all NaN: rank 0, a NaN)
-        rank = qs.reshape(q_shape) * np.maximum((~nan).sum(axis=-1) - 1, 0)  # (Q, *R)
+        spacing = np.maximum((~nan).sum(axis=-1) - 1, 0) + np.zeros(rest)  # (*R)
     else:  # a row with a NaN: its last order statistic, a NaN, as PyTorch
-        rank = qs.reshape(q_shape) * (n - 1) + np.zeros(rest)
+        spacing = np.where(nan.any(axis=-1), 0, n - 1) + np.zeros(rest)
+    rank = qs.reshape(q_shape) * spacing  # (Q, *R)
+    if not ignore_nan:
         rank = np.where(nan.any(axis=-1), n - 1, rank)
     if interpolation == "nearest":
         rank = np.round(rank)  # ties to even
@@ -161,10 +163,16 @@ def _quantile(input, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool
         lo = hi
     weight = {"midpoint": 0.5}.get(interpolation, None)
     weight = rank - lo if weight is None else np.full(rank.shape, weight)
+    weight = _const(weight.astype(x.dtype))
+    if interpolation == "linear" and isinstance(q, Tensor) and q.requires_grad:
+        # the same weight, q * spacing - lo, as a function of q: d out / d q is
+        # (v_hi - v_lo) * spacing, as in PyTorch (the other interpolations round q away)
+        q_rows = q.reshape(q_shape) * _const(spacing.astype(x.dtype))
+        weight = q_rows - _const(lo.astype(x.dtype))
     expanded = sorted_rows.unsqueeze(0).expand(len(qs), *rows.shape)
     v_lo = expanded.gather(-1, _const(lo[..., None])).squeeze(-1)
     v_hi = expanded.gather(-1, _const(hi[..., None])).squeeze(-1)
-    out = v_lo + (v_hi - v_lo) * _const(weight.astype(x.dtype))
+    out = v_lo + (v_hi - v_lo) * weight
     if keepdim:
         if dim is None:
             out = out.reshape((len(qs),) + (1,) * x.ndim)

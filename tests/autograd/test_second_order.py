@@ -26,7 +26,7 @@ COMPOSITES = {
         [lambda: _leaf((2, 3)), lambda: _leaf((3, 4), 1), lambda: _leaf((4, 2), 2)],
     ),
     "var": (
-        lambda x: x.var(1, keepdim=True) * x.var(0, True, correction=0),
+        lambda x: x.var(1, keepdim=True) * x.var(0, keepdim=True, correction=0),
         [lambda: _leaf((3, 4))],
     ),
     "std": (lambda x: x.std(-1), [lambda: _leaf((2, 4))]),

@@ -78,6 +78,6 @@ def test_invalid_distributions_raise_like_torch(weights, n, replacement, message
 
 def test_bad_shape_is_named():
     with pytest.raises(
-        ValueError, match=r"multinomial: input must be 1-D or 2-D, got shape \[1, 1, 2\]"
+        ValueError, match=r"multinomial: prob_dist must be 1 or 2 dim, got shape \[1, 1, 2\]"
     ):
         mg.multinomial(mg.ones(1, 1, 2), 1)

@@ -96,7 +96,7 @@ def test_pow_and_eye(torch, rng):
     np.testing.assert_array_equal(mg.eye(3).numpy(), torch.eye(3).numpy())
     np.testing.assert_array_equal(mg.eye(2, 4).numpy(), torch.eye(2, 4).numpy())
     assert mg.eye(2, dtype=mg.float64).dtype == mg.float64
-    with pytest.raises(ValueError, match="eye: n must be a non-negative int, got -1"):
+    with pytest.raises(ValueError, match="n must be greater or equal to 0, got -1"):
         mg.eye(-1)
 
 

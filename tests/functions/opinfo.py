@@ -82,6 +82,8 @@ OVERRIDES = {
     "trigamma": dict(domain=(0.2, 4.0), torch_fn=lambda torch, x: torch.polygamma(1, x)),
     "logit": dict(domain=(0.05, 0.95), dtypes=FLOATS),
     "ndtr": dict(torch_fn=_special("ndtr")),
+    "log_ndtr": dict(torch_fn=_special("log_ndtr"), domain=(-6.0, 6.0)),
+    "ndtri": dict(torch_fn=_special("ndtri"), domain=(0.02, 0.98), points=(([0.0, 1.0, 0.5],),)),
     "entr": dict(domain=POSITIVE, torch_fn=_special("entr"), points=(([0.0, -1.0, 1.0],),)),
     "xlog1py": dict(domain_b=(-0.5, 3.0), torch_fn=_special("xlog1py"), dtypes=FLOATS),
     "xlogy": dict(domain_b=POSITIVE, points=(([0.0, 0.0, 1.0], [0.0, 2.0, 0.0]),)),

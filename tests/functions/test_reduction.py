@@ -37,8 +37,13 @@ def test_sum_with_dtype_and_of_bools(torch):
     assert b.sum().item() == 2 and str(b.sum().dtype) == str(torch.tensor([True]).sum().dtype)[6:]
 
 
-def test_mean_of_int_tensor_is_float32():
-    y = mg.tensor([1, 2]).mean()
+def test_mean_of_int_tensor_raises_as_in_pytorch_unless_a_float_dtype_is_given():
+    """PyTorch's mean has no integer result: an integer tensor needs ``dtype=``."""
+    with pytest.raises(RuntimeError, match="Input dtype must be either a floating point"):
+        mg.tensor([1, 2]).mean()
+    with pytest.raises(RuntimeError, match="Optional dtype must be either a floating point"):
+        mg.tensor([1.0, 2.0]).mean(dtype=mg.int64)
+    y = mg.tensor([1, 2]).mean(dtype=mg.float32)
     assert y.dtype == mg.float32 and y.item() == 1.5
 
 

@@ -298,3 +298,55 @@ def test_mvlgamma_is_a_sum_of_lgammas_and_refuses_pytorchs_bad_inputs():
         with pytest.raises(RuntimeError, match="greater than or equal to 1"):
             x.clone().mvlgamma_(bad_p)
     assert mg.mvlgamma(mg.tensor([1.0, 0.0, 3.0]), 2).tolist()[1] == math.inf
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_a_degree_between_minus_one_and_zero_truncates_to_zero(name):
+    """PyTorch truncates the degree toward zero before looking at its sign, so n = -0.8
+    is degree 0 (the polynomial 1), and only n <= -1 gives 0."""
+    x = mg.tensor([0.3, 2.0, -5.0], dtype=mg.float64)
+    f = getattr(S, name)
+    assert f(x, mg.tensor([-0.8, -0.2, -0.999], dtype=mg.float64)).tolist() == [1.0, 1.0, 1.0]
+    assert f(x, mg.tensor([-1.0, -1.5, -7.0], dtype=mg.float64)).tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", [mg.bool, mg.int64])
+def test_polygamma_of_an_integer_or_bool_tensor_computes_in_float32(dtype):
+    """polygamma(2, True) is polygamma(2, 1) = -2 zeta(3) (the order was made a bool)."""
+    out = mg.polygamma(2, mg.tensor([1, 1], dtype=dtype))
+    assert out.dtype == mg.float32
+    np.testing.assert_allclose(out.numpy(), -2 * 1.2020569031595942, rtol=1e-6)
+
+
+def test_log_ndtr_and_ndtri_keep_both_tails():
+    """Exact values from 50-digit (log_ndtr) and 400-digit (ndtri) arithmetic. log(ndtr(x))
+    is -inf below x = -38 and 0 above x = 8.3; sqrt(2) erfinv(2p - 1) is -inf at p = 1e-300."""
+    x = mg.tensor([-40.0, -5.0, 0.0, 3.0, 10.0], dtype=mg.float64, requires_grad=True)
+    y = S.log_ndtr(x)
+    exact = [-804.60844201375378817, -15.064998393988725736, -0.69314718055994530942,
+             -0.0013508099647481937988, -7.619853024160526066e-24]  # fmt: skip
+    np.testing.assert_allclose(y.numpy(), exact, rtol=1e-14)
+    y.sum().backward()  # phi(x) / Phi(x)
+    slopes = [40.024968847207263723, 5.1865039671258421156, 0.79788456080286535588,
+              0.0044378390421256637933, 7.6945986267064193463e-23]  # fmt: skip
+    np.testing.assert_allclose(x.grad.numpy(), slopes, rtol=1e-13)
+    p = mg.tensor([1e-300, 1e-10, 0.3, 1 - 1e-16, 0.5, 0.0, 1.0, -0.5, 2.0], dtype=mg.float64)
+    q = S.ndtri(p).numpy()
+    np.testing.assert_allclose(
+        q[:4], [-37.047096299361199237, -6.3613409024040562047, -0.52440051270804078404,
+                8.2095361516013868556], rtol=1e-14)  # fmt: skip
+    assert q[4] == 0.0 and q[5] == -np.inf and q[6] == np.inf and np.isnan(q[7:]).all()
+    assert S.ndtri(mg.tensor([1e-30])).dtype == mg.float32
+    assert S.ndtri(mg.tensor([1e-30])).item() == pytest.approx(-11.464024, rel=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_lgamma_at_nan_infinities_and_beyond_the_float_range(dtype):
+    dt = getattr(mg, dtype)
+    big = 1e308 if dtype == "float64" else 3.4e38  # near the largest of each
+    x = mg.tensor([math.nan, -math.inf, math.inf, big, 0.0, -2.0, 2e38], dtype=dt)
+    out = mg.lgamma(x).numpy()
+    assert np.isnan(out[0]) and (out[1:6] == np.inf).all()
+    # 2e38 is a float32 too (just under its largest); lgamma(2e38) = 1.74e40 overflows it
+    assert out[6] == (np.inf if dtype == "float32" else pytest.approx(1.7438276142866734e40))
+    assert np.array_equal(S.gammaln(x).numpy(), out, equal_nan=True)

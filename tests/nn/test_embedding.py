@@ -96,8 +96,40 @@ def test_from_pretrained_shares_and_freezes(torch):
         nn.Embedding.from_pretrained(np.ones(3))
 
 
-def test_unsupported_options_are_refused():
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        nn.Embedding(5, 2, max_norm=1.0)
-    with pytest.raises(NotImplementedError, match="sparse"):
+def test_sparse_gradients_are_refused_with_their_category():
+    with pytest.raises(mg.UnsupportedError, match="sparse"):
         F.embedding(mg.tensor([0]), mg.randn(5, 2), sparse=True)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        nn.Embedding(5, 2, sparse=True)
+
+
+def test_max_norm_renormalizes_the_rows_read_in_place():
+    w = mg.tensor([[3.0, 4.0], [0.5, 0.0], [6.0, 8.0]], dtype=mg.float64)
+    out = F.embedding(mg.tensor([0, 1]), w, max_norm=1.0)
+    scale = 1.0 / (5.0 + 1e-7)  # PyTorch's max_norm / (norm + 1e-7)
+    np.testing.assert_allclose(out.numpy(), [[3 * scale, 4 * scale], [0.5, 0.0]])
+    np.testing.assert_allclose(w.numpy()[0], [3 * scale, 4 * scale])  # the table itself
+    assert w.numpy()[2].tolist() == [6.0, 8.0]  # a row not read is left alone
+    assert w._version == 1
+
+
+def test_scale_grad_by_freq_divides_by_the_count_in_the_batch():
+    w = mg.tensor(np.ones((3, 2)), requires_grad=True)
+    F.embedding(mg.tensor([0, 0, 0, 2]), w, scale_grad_by_freq=True).sum().backward()
+    assert w.grad.tolist() == [[1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]  # 3 * (1/3); 1 * 1
+
+
+def test_max_norm_and_scale_grad_by_freq_match_pytorch(torch):
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal((6, 3)) * 2
+    idx = np.array([[0, 2, 2], [5, 0, 0]])
+    results = []
+    for lib, functional in ((mg, F), (torch, torch.nn.functional)):
+        w = lib.tensor(table.copy(), requires_grad=True)
+        with lib.no_grad():
+            out = functional.embedding(lib.tensor(idx), w, max_norm=1.5, norm_type=3.0)
+        out = functional.embedding(lib.tensor(idx), w, scale_grad_by_freq=True)
+        (out * lib.tensor(np.arange(18.0).reshape(2, 3, 3))).sum().backward()
+        results.append((w.detach().numpy().copy(), out.detach().numpy(), w.grad.numpy()))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -271,8 +271,24 @@ def test_linear_cross_entropy_matches_pytorch(torch, rng, kw):
     np.testing.assert_allclose(
         ml.linear.weight.grad.numpy(), tl.linear.weight.grad.numpy(), rtol=1e-10, atol=1e-14
     )
-    with pytest.raises(NotImplementedError):
-        nn.LinearCrossEntropyLoss(4, 5, out_features=(2,))
+
+
+def test_linear_cross_entropy_k_dimensional_matches_pytorch(torch, rng):
+    """out_features (d_1, ..., d_K): a Linear(in, C * d_1 * ... * d_K) head read as a
+    (C, d_1, ..., d_K, in) weight, with a target (N, d_1, ..., d_K)."""
+    tl = torch.nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True).double()
+    ml = nn.LinearCrossEntropyLoss(4, 3, out_features=(2,), bias=True).double()
+    assert {k: tuple(v.shape) for k, v in ml.state_dict().items()} == {
+        k: tuple(v.shape) for k, v in tl.state_dict().items()
+    }
+    _load_same(tl, ml)
+    x, y = rng.standard_normal((5, 4)), rng.integers(0, 3, (5, 2))
+    tin, min_ = torch.tensor(x, requires_grad=True), mg.tensor(x, requires_grad=True)
+    ty, my = tl(tin, torch.tensor(y)), ml(min_, mg.tensor(y))
+    np.testing.assert_allclose(my.numpy(), ty.detach().numpy(), rtol=1e-12)
+    ty.backward()
+    my.backward()
+    np.testing.assert_allclose(min_.grad.numpy(), tin.grad.numpy(), rtol=1e-10, atol=1e-14)
 
 
 @pytest.mark.parametrize(

@@ -152,7 +152,7 @@ def test_cross_entropy_errors():
         F.cross_entropy(x, mg.tensor([0, 1, 2, 0]), reduction="avg")
     with pytest.raises(ValueError, match="label_smoothing"):
         F.cross_entropy(x, mg.tensor([0, 1, 2, 0]), label_smoothing=1.5)
-    with pytest.raises(ValueError, match=r"weight must have shape \[3\]"):
+    with pytest.raises(ValueError, match="defined either for all 3 classes"):
         F.cross_entropy(x, mg.tensor([0, 1, 2, 0]), weight=mg.ones(4))
     with pytest.raises(ValueError, match="probability targets"):
         F.cross_entropy(x, mg.ones(4, 2))
@@ -210,7 +210,7 @@ def test_mse_warns_on_broadcast_and_rejects_incompatible():
 
 
 def test_loss_modules_match_functions_and_register_weight(torch, rng):
-    x = mg.tensor(rng.standard_normal((4, 3)))
+    x = mg.tensor(rng.standard_normal((4, 3)), dtype=mg.float32)  # the weight's dtype
     t = mg.tensor([0, 2, 1, 2])
     w = mg.tensor([1.0, 2.0, 0.5])
     ce = nn.CrossEntropyLoss(weight=w, label_smoothing=0.1, ignore_index=2)

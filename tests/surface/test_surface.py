@@ -67,7 +67,7 @@ def test_in_place_operators_outside_the_graph():
 INPLACE_CASES = [
     ("index_add", (1, mg.tensor([0, 2]), mg.ones(3, 2))),
     ("index_fill", (1, mg.tensor([1]), -1.0)),
-    ("scatter_add", (0, mg.tensor([[0, 1, 2, 0]]), mg.ones(1, 4))),
+    ("scatter_add", (0, mg.tensor([[0, 1, 2, 0]]), mg.ones(1, 4, dtype=mg.float64))),
     ("lerp", (mg.zeros(4), 0.5)),
     ("addcmul", (mg.ones(4), mg.ones(3, 1), {"value": 2})),
     ("tril", ()),

@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import ShapeError
 from minigrad.functions.reduction import Softmax
 from minigrad.tensor import Tensor, as_tensor
 
@@ -166,7 +167,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
         tensor([-0.1587,  0.    ,  0.8413])
     """
     if approximate not in ("none", "tanh"):
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise ShapeError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return Gelu.apply(_check_float("gelu", input), approximate)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.functions.errors import DtypeError
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -58,9 +59,12 @@ SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def _float(name: str, x) -> Tensor:
+    """``x`` as a tensor; an integer or bool one is refused as PyTorch refuses it (its
+    kernels exist for floating dtypes only)."""
     x = as_tensor(x)
     if x.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating-point input, got dtype {x.dtype}")
+        raise DtypeError(f"{name}: not implemented for dtype {x.dtype} (a floating-point "
+                         "input is expected; convert with .float())")  # fmt: skip
     return x
 
 
@@ -108,10 +112,13 @@ def hardtanh(
     max_val: float = 1.0,
     inplace: bool = False,
 ) -> Tensor:
-    """``x`` clamped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 elsewhere."""
+    """``x`` clamped to ``[min_val, max_val]``; gradient 1 strictly inside, 0 elsewhere.
+    An integer input stays integer, as in PyTorch."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    x = _float("hardtanh", input)
+    x = as_tensor(input)
+    if x.dtype.kind != "f":
+        return _result(x, x.clamp(min_val, max_val).to(x.dtype), inplace)
     inside = (x > min_val) & (x < max_val)
     return _result(x, _where(inside, x, x.detach().clamp(min_val, max_val)), inplace)
 
@@ -152,8 +159,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def softsign(input: Tensor) -> Tensor:
-    """``x / (1 + |x|)``."""
-    x = _float("softsign", input)
+    """``x / (1 + |x|)`` (an integer input gives floats)."""
+    x = as_tensor(input)
     return x / (x.abs() + 1)
 
 
@@ -172,8 +179,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def tanhshrink(input: Tensor) -> Tensor:
-    """``x - tanh(x)``."""
-    x = _float("tanhshrink", input)
+    """``x - tanh(x)`` (an integer input gives floats)."""
+    x = as_tensor(input)
     return x - x.tanh()
 
 
@@ -189,8 +196,10 @@ def threshold(
     value: float,
     inplace: bool = False,
 ) -> Tensor:
-    """``x`` where ``x > threshold``, ``value`` elsewhere."""
-    x = _float("threshold", input)
+    """``x`` where ``x > threshold``, ``value`` elsewhere (an integer input stays integer)."""
+    x = as_tensor(input)
+    if x.dtype.kind != "f":
+        return _result(x, _where(x > threshold, x, x * 0 + value).to(x.dtype), inplace)
     return _result(x, _where(x > threshold, x, x * 0 + value), inplace)
 
 
@@ -209,10 +218,11 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
-    """``softmax(-x, dim)``."""
-    x = _float("softmin", input)
+    """``softmax(-x, dim)`` (computed in ``dtype`` if given)."""
+    x = as_tensor(input)
     if dtype is not None:
         x = x.to(dtype)
+    x = _float("softmin", x)
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
     return (-x).softmax(dim)
@@ -223,7 +233,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     per channel (dim 1 of the input)."""
     x = _float("prelu", input)
     w = as_tensor(weight)
-    if w.numel() != 1:
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}"
+        )
+    if w.numel() == 1:
+        w = w.reshape(())  # one slope: the result has the input's shape (a 0-d input too)
+    else:
         if x.ndim < 2 and not (x.ndim == 1 and x.shape[0] == w.numel()):
             raise RuntimeError(
                 f"Mismatch of parameter numbers and input channel size. Found parameter "
@@ -250,6 +266,8 @@ def rrelu(
     """Randomized leaky ReLU: negative inputs are scaled by a slope drawn uniformly from
     ``[lower, upper]`` per element when training, by ``(lower + upper) / 2`` otherwise."""
     x = _float("rrelu", input)
+    if not lower <= upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if training:
         from minigrad.creation import rand_like
 

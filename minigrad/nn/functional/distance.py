@@ -11,14 +11,13 @@ __all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]
 
 
 def _p_norm(d: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
-    """``(sum |d|^p)^(1/p)`` along ``dim`` (``p = inf``: the largest ``|d|``)."""
-    if p == float("inf"):
-        return d.abs().amax(dim, keepdim=keepdim)
-    if p == 2:
-        return (d * d).sum(dim, keepdim=keepdim).sqrt()
-    if p == 1:
-        return d.abs().sum(dim, keepdim=keepdim)
-    return (d.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+    """``(sum |d|^p)^(1/p)`` along ``dim``, any order (0 counts the non-zeros, inf is the
+    largest ``|d|``): ``linalg.vector_norm``, whose gradient at 0 is PyTorch's, where
+    ``sqrt(sum d^2)`` would give NaN (a zero distance) and ``** (1 / 0)`` would raise."""
+    from minigrad.linalg.norms import vector_norm
+
+    d = d if d.dtype.kind == "f" else d.float()  # integer inputs give float distances
+    return vector_norm(d, p, dim, keepdim)
 
 
 def pairwise_distance(
@@ -43,6 +42,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     Shape: ``(*, D, *)`` twice -> the broadcast shape without ``dim``.
     """
     x1, x2 = as_tensor(x1), as_tensor(x2)
+    shape = np.broadcast_shapes(x1.shape, x2.shape)  # norms of the broadcast vectors
+    x1, x2 = x1.expand(*shape), x2.expand(*shape)
     n1 = _p_norm(x1, 2, dim).clamp(min=eps)
     n2 = _p_norm(x2, 2, dim).clamp(min=eps)
     return (x1 * x2).sum(dim) / (n1 * n2)

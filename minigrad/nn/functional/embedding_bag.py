@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.nn.functional.linear import Embedding, grad_scale_by_freq, renorm_rows_
 from minigrad.tensor import Tensor, as_tensor
+from minigrad.unsupported import refused
 
 __all__ = ["embedding_bag"]
 
@@ -52,10 +54,8 @@ def embedding_bag(
     (``B + 1`` with ``include_last_offset``); ``weight`` ``(num_embeddings, D)`` ->
     ``(B, D)``.
     """
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError(
-            "embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported by minigrad"
-        )
+    if sparse:
+        raise refused("embedding_bag(sparse=True), a sparse gradient,", "sparse")
     if mode not in ("sum", "mean", "max"):
         raise ValueError(f"mode has to be one of sum, mean or max, got {mode!r}")
     if per_sample_weights is not None and mode != "sum":
@@ -85,7 +85,10 @@ def embedding_bag(
     keep = np.ones(index.size, dtype=bool)
     if padding_idx is not None:
         keep = index != padding_idx % w.shape[0]
-    rows = w[index]  # (L, D)
+    if max_norm is not None:
+        renorm_rows_(w, index, max_norm, norm_type)
+    scale = grad_scale_by_freq(index, w.shape[0]) if scale_grad_by_freq else None
+    rows = Embedding.apply(w, index, None, scale)  # (L, D)
     if per_sample_weights is not None:
         rows = rows * as_tensor(per_sample_weights).reshape(-1, 1)
     if mode == "max":

@@ -20,11 +20,12 @@ import numpy as np
 
 from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
-from minigrad.functions.errors import DtypeMismatchError
+from minigrad.functions.errors import DtypeError, DtypeMismatchError, ShapeError
 from minigrad.kernels.reduction import sum_leading
 from minigrad.ops import einsum
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
+from minigrad.unsupported import refused
 
 __all__ = ["linear", "bilinear", "embedding", "one_hot"]
 
@@ -124,33 +125,39 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 # An embedding is a linear map applied to one-hot vectors: embedding(i, W) equals
 # one_hot(i) @ W, computed as a row lookup instead of a product.
 class Embedding(Function):
-    """out[..., :] = weight[idx[...], :]; the backward scatter-adds the gradient rows."""
+    """out[..., :] = weight[idx[...], :]; the backward scatter-adds the gradient rows
+    (each scaled by ``scale[...]``, when given: ``scale_grad_by_freq``)."""
 
     @staticmethod
-    def forward(ctx, weight, idx, padding_idx):
+    def forward(ctx, weight, idx, padding_idx, scale=None):
         ctx.idx, ctx.num_rows, ctx.padding_idx = idx, weight._data.shape[0], padding_idx
+        ctx.scale = scale
         return np.take(weight._data, idx, axis=0)  # idx's shape + (dim,)
 
     @staticmethod
     def backward(ctx, g):
-        return EmbeddingBackward.apply(g, ctx.idx, ctx.num_rows, ctx.padding_idx), None, None
+        grad = EmbeddingBackward.apply(g, ctx.idx, ctx.num_rows, ctx.padding_idx, ctx.scale)
+        return grad, None, None, None
 
 
 class EmbeddingBackward(Function):
-    """dW = zeros(V, D) with each gradient row added at its index (repeats accumulate);
-    the ``padding_idx`` row stays zero. Linear in ``g``: its own backward is a lookup."""
+    """dW = zeros(V, D) with each gradient row (times ``scale`` at its place, if given)
+    added at its index (repeats accumulate); the ``padding_idx`` row stays zero. Linear
+    in ``g``: its own backward is a lookup."""
 
     @staticmethod
-    def forward(ctx, g, idx, num_rows, padding_idx):
+    def forward(ctx, g, idx, num_rows, padding_idx, scale=None):
         from minigrad.kernels.embedding import scatter_add_rows  # lazy: numba
 
-        ctx.idx, ctx.padding_idx = idx, padding_idx
+        ctx.idx, ctx.padding_idx, ctx.scale = idx, padding_idx, scale
         dim = g._data.shape[-1]
         dtype = g._data.dtype
         work = dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
         out = np.zeros((num_rows, dim), dtype=work)
         flat_idx = np.ascontiguousarray(idx, dtype=np.int64).reshape(-1)
         rows = np.ascontiguousarray(g._data, dtype=work).reshape(-1, dim)
+        if scale is not None:
+            rows = rows * scale.reshape(-1, 1).astype(work)
         scatter_add_rows(flat_idx, rows, out)
         if padding_idx is not None:
             out[padding_idx] = 0
@@ -159,16 +166,45 @@ class EmbeddingBackward(Function):
     @staticmethod
     def backward(ctx, gg):
         picked = Embedding.apply(gg, ctx.idx, None)
+        keep = np.ones(ctx.idx.shape + (1,), dtype=gg._data.dtype)
         if ctx.padding_idx is not None:
-            keep = (ctx.idx != ctx.padding_idx)[..., None].astype(gg._data.dtype)
-            picked = picked * Tensor._make(keep, False, None)
-        return picked, None, None, None
+            keep = keep * (ctx.idx != ctx.padding_idx)[..., None]
+        if ctx.scale is not None:
+            keep = keep * ctx.scale[..., None]
+        if ctx.padding_idx is not None or ctx.scale is not None:
+            picked = picked * Tensor._make(keep.astype(gg._data.dtype), False, None)
+        return picked, None, None, None, None
+
+
+def renorm_rows_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: every row the lookup reads whose ``norm_type``
+    norm exceeds ``max_norm`` is scaled, in place and outside the graph, by
+    ``max_norm / (norm + 1e-7)``."""
+    rows = np.unique(np.asarray(idx).reshape(-1))
+    w = weight._data
+    norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        w[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(w.dtype)
+        weight._bump_version()
+
+
+def grad_scale_by_freq(idx: np.ndarray, num_rows: int) -> np.ndarray:
+    """``scale_grad_by_freq``: 1 / (how often each index occurs in the batch), at each
+    place of ``idx``."""
+    flat = np.asarray(idx, dtype=np.int64).reshape(-1)
+    counts = np.bincount(flat, minlength=num_rows)
+    return (1.0 / counts[flat]).reshape(np.shape(idx))
 
 
 def _index_array(name: str, input) -> np.ndarray:
     idx = input._data if isinstance(input, Tensor) else np.asarray(input)
-    if idx.dtype.kind not in "iu":
-        raise TypeError(f"{name}: indices must be an integer tensor, got dtype {idx.dtype}")
+    if idx.dtype.kind not in "iu":  # DtypeError: PyTorch's RuntimeError, and a TypeError
+        raise DtypeError(
+            f"{name}: Expected tensor for argument #1 'indices' to have one of the following "
+            f"scalar types: Long, Int; but got {idx.dtype} instead (indices must be an "
+            "integer tensor)"
+        )
     return idx
 
 
@@ -187,6 +223,9 @@ def embedding(
         input: integer indices, any shape, each in ``[0, num_embeddings)``.
         weight: ``(num_embeddings, embedding_dim)``.
         padding_idx: a row whose gradient is always zero (negative counts from the end).
+        max_norm: rows the lookup reads whose ``norm_type``-norm is above it are first
+            scaled down to it, in ``weight`` itself (as PyTorch does).
+        scale_grad_by_freq: divide each row's gradient by how often its index occurs.
 
     Shape:
         output: ``input.shape + (embedding_dim,)``.
@@ -196,13 +235,11 @@ def embedding(
         >>> F.embedding(mg.tensor([[0, 2]]), mg.randn(5, 3)).shape
         (1, 2, 3)
     """
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError(
-            "embedding: max_norm, scale_grad_by_freq and sparse are not supported by minigrad"
-        )
+    if sparse:
+        raise refused("embedding(sparse=True), a sparse gradient,", "sparse")
     idx = _index_array("embedding", input)
     if weight._data.ndim != 2:
-        raise ValueError(
+        raise ShapeError(
             f"embedding: weight must be 2-D (num_embeddings, embedding_dim), got shape "
             f"{shape_str(weight._data.shape)}"
         )
@@ -219,7 +256,10 @@ def embedding(
                 f"embedding: padding_idx {padding_idx} must be within num_embeddings ({num_rows})"
             )
         padding_idx = padding_idx % num_rows
-    return Embedding.apply(weight, idx, padding_idx)
+    if max_norm is not None:
+        renorm_rows_(weight, idx, max_norm, norm_type)
+    scale = grad_scale_by_freq(idx, num_rows) if scale_grad_by_freq else None
+    return Embedding.apply(weight, idx, padding_idx, scale)
 
 
 def one_hot(tensor, num_classes: int = -1) -> Tensor:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.linear import linear
 from minigrad.nn.functional.loss import cross_entropy
 from minigrad.tensor import Tensor, as_tensor
@@ -43,16 +44,26 @@ def linear_cross_entropy(
     """Cross-entropy of the logits ``input @ linear_weight^T + linear_bias``.
 
     Shape: ``input`` ``(N, in)`` or ``(in,)``, ``linear_weight`` ``(C, in)``, ``target``
-    ``(N,)`` class indices or ``(N, C)`` probabilities. (PyTorch's K-dimensional form,
-    a weight ``(C, d_1, ..., d_K, in)``, is not supported: ``NotImplementedError``.)
+    ``(N,)`` class indices or ``(N, C)`` probabilities; or PyTorch's K-dimensional form,
+    ``linear_weight`` ``(C, d_1, ..., d_K, in)`` (and ``linear_bias`` ``(C, d_1, ...,
+    d_K)``): the logits ``(N, C, d_1, ..., d_K)`` contract ``input``'s last dim with the
+    weight's, for a target ``(N, d_1, ..., d_K)``.
     """
     w = as_tensor(linear_weight)
-    if w.ndim != 2:
-        raise NotImplementedError(
-            "linear_cross_entropy: only a 2-D linear_weight (C, in_features) is supported by "
-            "minigrad; compute cross_entropy(linear(...)) for the K-dimensional form"
-        )
-    logits = linear(as_tensor(input), w, linear_bias)
+    x = as_tensor(input)
+    _check(x, w, as_tensor(target), linear_bias, ignore_index)
+    if w.ndim == 2:
+        logits = linear(x, w, linear_bias)
+    else:  # (N, in) @ (in, C d_1 ... d_K) -> (N, C, d_1, ..., d_K)
+        if x.ndim < 2:
+            raise RuntimeError(
+                f"K-dimensional loss defined by linear_weight shape {tuple(w.shape)} requires "
+                f"batched input, got input of shape {tuple(x.shape)}"
+            )
+        out_features = w.shape[:-1]
+        logits = (x @ w.reshape(-1, w.shape[-1]).mT).reshape(*x.shape[:-1], *out_features)
+        if linear_bias is not None:
+            logits = logits + as_tensor(linear_bias)
     return cross_entropy(
         logits,
         target,
@@ -61,3 +72,20 @@ def linear_cross_entropy(
         reduction=reduction,
         label_smoothing=label_smoothing,
     )
+
+
+def _check(x: Tensor, w: Tensor, target: Tensor, bias, ignore_index) -> None:
+    """PyTorch's checks of the arguments, with its messages (RuntimeError)."""
+    if w.ndim == 2 and x.ndim not in (1, 2):
+        raise ShapeError(f"expected input with dimensionality 1 or 2, got {x.ndim}")
+    if x.shape[-1:] != w.shape[-1:]:
+        raise ShapeError(
+            "expected equal input and linear_weight last dimensions (in_features), got "
+            f"{x.shape[-1] if x.ndim else None} and {w.shape[-1]}, respectively"
+        )
+    if bias is not None and tuple(as_tensor(bias).shape) != tuple(w.shape[:-1]):
+        raise ShapeError(
+            f"expected linear_bias shape {tuple(w.shape[:-1])}, got {tuple(as_tensor(bias).shape)}"
+        )
+    if ignore_index is not None and target.dtype.kind == "f":
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")

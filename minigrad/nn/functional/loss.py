@@ -34,7 +34,8 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.functions.constant import constant
-from minigrad.printing import shape_str
+from minigrad.functions.errors import ShapeError
+from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss"]
@@ -251,21 +252,29 @@ def _unbatched(x: Tensor, target: Tensor, name: str):
 def _check_index_target(name: str, x: Tensor, target: Tensor) -> None:
     expected = x._data.shape[:1] + x._data.shape[2:]
     if target._data.shape != expected:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: expected target of shape {shape_str(expected)} (the input's shape "
             f"{shape_str(x._data.shape)} without the class dim 1), got "
             f"{shape_str(target._data.shape)}"
         )
 
 
-def _weight_array(name: str, weight, num_classes: int):
+def _weight_array(name: str, weight, x: Tensor):
+    """The class weights' array: one per class, in the input's dtype (a weight tensor of
+    another float dtype is PyTorch's RuntimeError, as a weight of the wrong size is)."""
     if weight is None:
         return None
+    num_classes = x._data.shape[1]
     w = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
     if w.shape != (num_classes,):
-        raise ValueError(
-            f"{name}: weight must have shape [{num_classes}] (one per class), got "
-            f"{shape_str(w.shape)}"
+        raise ShapeError(
+            f"{name}: weight tensor should be defined either for all {num_classes} classes or "
+            f"no classes but got weight tensor of shape: {shape_str(w.shape)}"
+        )
+    if isinstance(weight, Tensor) and w.dtype != x._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {torch_dtype_name(x._data.dtype)} but found "
+            f"{torch_dtype_name(w.dtype)}"
         )
     return w
 
@@ -307,8 +316,8 @@ def cross_entropy(
         raise TypeError("cross_entropy: size_average and reduce are deprecated; use reduction=")
     _check_reduction("cross_entropy", reduction)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(
-            f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}"
+        raise ShapeError(  # RuntimeError, as PyTorch's (and a ValueError)
+            f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
     x, target = as_tensor(input), as_tensor(target)
     if x._data.dtype.kind != "f":
@@ -318,15 +327,23 @@ def cross_entropy(
     unbatched = x._data.ndim == 1
     if unbatched:
         x, target = _unbatched(x, target, "cross_entropy")
-    w = _weight_array("cross_entropy", weight, x._data.shape[1])
+    w = _weight_array("cross_entropy", weight, x)
     if target._data.dtype.kind == "f":
         if target._data.shape != x._data.shape:
-            raise ValueError(
-                f"cross_entropy: probability targets must have the input's shape "
-                f"{shape_str(x._data.shape)}, got {shape_str(target._data.shape)}"
+            raise ShapeError(
+                f"cross_entropy: expected target dtype to be Long or Byte, but got "
+                f"{torch_dtype_name(target._data.dtype)} (probability targets must have the "
+                f"input's shape {shape_str(x._data.shape)}, got {shape_str(target._data.shape)})"
             )
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         target = target.to(x._data.dtype)
     elif target._data.dtype.kind in "iu":
+        if target._data.shape == x._data.shape:
+            raise ShapeError(
+                "cross_entropy: Expected floating point type for target with class "
+                f"probabilities, got {torch_dtype_name(target._data.dtype)}"
+            )
         _check_index_target("cross_entropy", x, target)
     else:
         raise TypeError(
@@ -389,7 +406,7 @@ def nll_loss(
     if unbatched:
         x, target = _unbatched(x, target, "nll_loss")
     _check_index_target("nll_loss", x, target)
-    w = _weight_array("nll_loss", weight, x._data.shape[1])
+    w = _weight_array("nll_loss", weight, x)
     out = NllLoss.apply(x, target._data, w, ignore_index, reduction)
     if unbatched and reduction == "none":
         out = out.reshape(())

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.activation_composite import softplus
 from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
 from minigrad.ops import where
@@ -53,22 +54,26 @@ def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:
     try:
         np.broadcast_shapes(x.shape, y.shape)
     except ValueError:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: input of shape {tuple(x.shape)} and target of shape {tuple(y.shape)} "
             "do not broadcast"
         ) from None
     return x, y
 
 
-def _legacy(size_average, reduce) -> None:
+def _legacy(size_average, reduce, reduction="mean") -> None:
+    """Refuse the deprecated size_average / reduce, and an unknown ``reduction`` before
+    anything is computed (PyTorch's ValueError comes first too)."""
     if size_average is not None or reduce is not None:
         raise TypeError("size_average and reduce are deprecated; use reduction=")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 # ------------------------------------------------------------------ regression
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``|x - y|``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = _pair("l1_loss", input, target)
     return _reduce("l1_loss", (x - y).abs(), reduction)
 
@@ -83,7 +88,7 @@ def smooth_l1_loss(
 ):
     """``0.5 d^2 / beta`` where ``d = |x - y| < beta``, ``d - 0.5 beta`` elsewhere
     (``beta = 0``: the L1 loss)."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = _pair("smooth_l1_loss", input, target)
@@ -118,7 +123,7 @@ def poisson_nll_loss(
     """Negative log-likelihood of ``y ~ Poisson(rate)``: ``exp(x) - y x`` with
     ``log_input`` (x is the log-rate), ``x - y log(x + eps)`` otherwise; ``full`` adds
     Stirling's term ``y log y - y + 0.5 log(2 pi y)`` where ``y > 1``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = _pair("poisson_nll_loss", input, target)
     loss = x.exp() - y * x if log_input else x - y * (x + eps).log()
     if full:
@@ -140,14 +145,18 @@ def gaussian_nll_loss(
     """Negative log-likelihood of ``y ~ N(x, var)``: ``0.5 (log(var) + (x - y)^2 / var)``
     (plus ``0.5 log(2 pi)`` with ``full``). ``var`` is clamped to ``eps`` in value (its
     gradient passes unchanged, as in PyTorch); it may have the input's shape, lack its
-    last dimension, or have size 1 there (one variance per sample)."""
+    last dimension (one variance per sample), or broadcast to it (one variance for all
+    samples: ``(1, D)`` for an ``(N, D)`` input)."""
     x, y = as_tensor(input), as_tensor(target)
     v = as_tensor(var)
     if v.shape != x.shape:
         if x.shape[:-1] == v.shape:
             v = v.unsqueeze(-1)
-        elif not (x.shape[:-1] == v.shape[:-1] and v.shape[-1:] == (1,)):
-            raise ValueError("var is of incorrect size")
+        else:
+            try:
+                np.broadcast_shapes(v.shape, x.shape)
+            except ValueError:
+                raise ValueError("var is of incorrect size") from None
     if (v.numpy() < 0).any():
         raise ValueError("var has negative entry/entries")
     v = v + (v.detach().clamp(min=eps) - v.detach())
@@ -168,7 +177,7 @@ def binary_cross_entropy(
 ):
     """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` in ``[0, 1]``; each
     log is clamped below at -100, as in PyTorch, so the loss stays finite."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = as_tensor(input), as_tensor(target)
     if x.shape != y.shape:
         raise ValueError(
@@ -196,7 +205,7 @@ def binary_cross_entropy_with_logits(
     """``binary_cross_entropy(sigmoid(x), y)`` computed stably from the logits ``x``:
     ``(1 - y) x + (1 + (p - 1) y) softplus(-x)`` with ``p = pos_weight`` (1 when absent,
     broadcast along the last dimension: one weight per class)."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = as_tensor(input), as_tensor(target)
     if x.shape != y.shape:
         raise ValueError(
@@ -218,17 +227,16 @@ def kl_div(
     log_target: bool = False,
 ):
     """Kullback-Leibler divergence of the target from ``input`` (log-probabilities):
-    ``y (log y - x)`` (0 where ``y = 0``), or ``exp(y) (y - x)`` with ``log_target``.
-    ``reduction='batchmean'`` divides the sum by the batch size (the true KL divergence);
-    ``'mean'`` averages over every element, as PyTorch does."""
-    _legacy(size_average, reduce)
+    ``xlogy(y, y) - y x`` (0 where ``y = 0``, NaN where ``y < 0``, as PyTorch), or
+    ``exp(y) (y - x)`` with ``log_target``. ``reduction='batchmean'`` divides the sum by
+    the batch size (the true KL divergence); ``'mean'`` averages over every element, as
+    PyTorch does."""
+    _legacy(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
     x, y = _pair("kl_div", input, target)
     if log_target:
         loss = y.exp() * (y - x)
     else:
-        positive = y > 0
-        log_y = where(positive, y, y * 0 + 1).log()
-        loss = where(positive, y * log_y, y * 0) - y * x
+        loss = y.xlogy(y) - y * x
     if reduction == "batchmean":
         return loss.sum() / (x.shape[0] if x.ndim else 1)
     return _reduce("kl_div", loss, reduction)
@@ -245,7 +253,7 @@ def margin_ranking_loss(
     reduction="mean",
 ):
     """``max(0, -y (x1 - x2) + margin)`` for ``y`` in ``{1, -1}``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
     if not x1.ndim == x2.ndim == y.ndim:
         raise RuntimeError(
@@ -264,7 +272,7 @@ def hinge_embedding_loss(
     reduction="mean",
 ):
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = _pair("hinge_embedding_loss", input, target)
     zero = x * 0
     loss = where(y != -1, x, zero) + where(y != 1, (margin - x).relu(), zero)
@@ -273,7 +281,7 @@ def hinge_embedding_loss(
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))`` for ``y`` in ``{1, -1}``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = _pair("soft_margin_loss", input, target)
     return _reduce("soft_margin_loss", softplus(-y * x), reduction)
 
@@ -289,7 +297,7 @@ def cosine_embedding_loss(
 ):
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where
     ``y = -1`` (cosine along the last dimension). Shape: ``(N, D)`` -> ``(N,)``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
     cos = cosine_similarity(x1, x2, dim=-1, eps=1e-12)
     zero = cos * 0
@@ -298,9 +306,14 @@ def cosine_embedding_loss(
 
 
 def _class_scores(name: str, x: Tensor) -> Tensor:
-    if x.ndim not in (1, 2):
-        raise ValueError(f"{name}: expected a 1-D or 2-D input, got {x.ndim}-D")
-    return x.unsqueeze(0) if x.ndim == 1 else x
+    """The scores as ``(N, C)``: a vector is one sample, a 0-d tensor one sample of one
+    class (as PyTorch takes it); an empty vector is refused, as there."""
+    if x.ndim > 2 or (x.ndim == 1 and x.shape[0] == 0):
+        raise RuntimeError(
+            f"{name}: Expected non-empty vector or matrix with optional 0-dim batch size, but "
+            f"got: {list(x.shape)}"
+        )
+    return x.reshape(1, -1) if x.ndim < 2 else x
 
 
 def multi_margin_loss(
@@ -315,13 +328,26 @@ def multi_margin_loss(
 ):
     """Multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per
     sample (times ``weight[y]``). Shape: ``(N, C)`` scores and ``(N,)`` classes -> ``(N,)``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     x = as_tensor(input)
     scores = _class_scores("multi_margin_loss", x)
-    y = as_tensor(target).numpy().reshape(-1).astype(np.int64)
     n, c = scores.shape
+    if weight is not None:
+        w = as_tensor(weight)
+        if w.ndim != 1 or w.shape[0] != c:
+            raise ShapeError(
+                f"multi_margin_loss: inconsistent weight size, expected {c} but got {list(w.shape)}"
+            )
+    t = as_tensor(target)
+    if t.ndim > 1 or t.numel() != n:
+        raise ShapeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list(t.shape)}. Input has shape {list(x.shape)}."
+        )
+    y = as_tensor(target).numpy().reshape(-1).astype(np.int64)
     picked = scores.gather(1, as_tensor(y.reshape(-1, 1)))  # (N, 1): x_y
     others = np.ones((n, c), dtype=scores.dtype)
     others[np.arange(n), y] = 0
@@ -329,9 +355,9 @@ def multi_margin_loss(
     if p == 2:
         hinge = hinge * hinge
     if weight is not None:
-        hinge = hinge * as_tensor(weight).numpy()[y].reshape(-1, 1)
+        hinge = hinge * w.numpy()[y].reshape(-1, 1)
     loss = (hinge * others).sum(1) / c
-    if x.ndim == 1:
+    if x.ndim < 2:
         loss = loss.reshape(())
     return _reduce("multi_margin_loss", loss, reduction)
 
@@ -344,23 +370,32 @@ def multilabel_margin_loss(
     reduction="mean",
 ):
     """``sum_{j in Y, k not in Y} max(0, 1 - (x_j - x_k)) / C`` per sample, with ``Y``
-    the class indices at the start of the target row, up to the first ``-1``.
+    the class indices at the start of the target row, up to the first ``-1`` (a class
+    listed twice counts twice, as in PyTorch's loop over the entries).
     Shape: ``(N, C)`` scores and ``(N, C)`` integer targets -> ``(N,)``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x = as_tensor(input)
     scores = _class_scores("multilabel_margin_loss", x)
-    t = as_tensor(target).numpy().reshape(scores.shape)
+    t = as_tensor(target).numpy()
+    if t.shape != tuple(x.shape) and t.size != scores.numel():
+        raise RuntimeError(
+            f"multilabel_margin_loss: inconsistent target size: {list(t.shape)} for input of "
+            f"size: {list(x.shape)}"
+        )
+    t = t.reshape(scores.shape)
     n, c = scores.shape
-    is_target = np.zeros((n, c), dtype=bool)
+    entries = np.zeros((n, c))  # how often each class is listed before the first -1
     for i in range(n):
         for cls in t[i]:
             if cls < 0:
                 break
-            is_target[i, cls] = True
-    pairs = (is_target[:, :, None] & ~is_target[:, None, :]).astype(scores.dtype)
+            if cls >= c:
+                raise IndexError(f"multilabel_margin_loss: target {cls} is out of bounds")
+            entries[i, cls] += 1
+    pairs = (entries[:, :, None] * (entries == 0)[:, None, :]).astype(scores.dtype)
     margin = (1 - scores.unsqueeze(2) + scores.unsqueeze(1)).relu()  # (N, j, k)
     loss = (margin * pairs).sum((1, 2)) / c
-    if x.ndim == 1:
+    if x.ndim < 2:
         loss = loss.reshape(())
     return _reduce("multilabel_margin_loss", loss, reduction)
 
@@ -375,7 +410,7 @@ def multilabel_soft_margin_loss(
 ):
     """``-mean_c (y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c))`` per sample
     (each class term times ``weight[c]``). Shape: ``(N, C)`` -> ``(N,)``."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
     x, y = _pair("multilabel_soft_margin_loss", input, target)
     loss = y * softplus(-x) + (1 - y) * softplus(x)
     if weight is not None:
@@ -397,7 +432,9 @@ def triplet_margin_loss(
 ):
     """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the pairwise p-norm distance;
     ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
-    _legacy(size_average, reduce)
+    _legacy(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin}")
 
     def dist(u, v):
         return pairwise_distance(u, v, p, eps)

@@ -9,7 +9,10 @@ two. Modes:
 - ``"reflect"`` (mirror without repeating the edge), ``"replicate"`` (repeat the edge),
   ``"circular"`` (wrap around): every output element is a copy of some input element,
   so the output is an integer-index gather of the input, and its backward adds each
-  copy's gradient back into the element it came from.
+  copy's gradient back into the element it came from. Output place ``j`` (from
+  ``-before`` to ``n + after``; a negative amount starts or stops inside the input)
+  reads input place ``clip(j)`` (replicate) or ``reflect(j)`` (reflect); ``circular``
+  crops the negative amounts first and wraps around what is left, as PyTorch does.
 """
 
 from __future__ import annotations
@@ -20,7 +23,20 @@ from minigrad.autograd.function import Function
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
-_NUMPY_MODE = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_MODES = ("reflect", "replicate", "circular")
+
+
+def _source(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """The input place each output place of one padded dim reads (see the module)."""
+    if mode == "circular":  # crop to m places from start, then wrap around them
+        start = max(-before, 0)
+        m = n - start - max(-after, 0)
+        return start + np.arange(-max(before, 0), m + max(after, 0)) % m
+    j = np.arange(-before, n + after)
+    if mode == "replicate":
+        return np.clip(j, 0, n - 1)
+    j = np.abs(j)  # reflect: mirror at 0, then at n - 1
+    return np.where(j > n - 1, 2 * (n - 1) - j, j)
 
 
 class ConstantPad(Function):
@@ -61,7 +77,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     amounts = [(0, 0)] * lead + [(pad[2 * i], pad[2 * i + 1]) for i in reversed(range(k))]
     if mode == "constant":
         return _constant(input, amounts, 0 if value is None else value)
-    if mode not in _NUMPY_MODE:
+    if mode not in _MODES:
         raise ValueError(
             f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got {mode!r}"
         )
@@ -71,16 +87,23 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
     for d, ((before, after), n) in enumerate(zip(amounts, input.shape)):
         if d < lead:
             continue
-        if before < 0 or after < 0:
-            raise ValueError("pad: negative padding is only supported with mode='constant'")
         if mode == "reflect" and (before >= n or after >= n):
             raise ValueError(
                 f"pad: reflect padding ({before}, {after}) must be smaller than the size of "
                 f"dim {d} ({n})"
             )
-        if n == 0:
-            raise ValueError(f"pad: cannot {mode}-pad an empty dim {d}")
-        index.append(np.pad(np.arange(n), (before, after), mode=_NUMPY_MODE[mode]))
+        if mode == "circular" and (before > n or after > n):
+            raise ValueError(
+                f"pad: circular padding ({before}, {after}) must be at most the size of dim "
+                f"{d} ({n})"
+            )
+        if (
+            n == 0
+            or n + before + after < 0
+            or (mode == "circular" and n + min(before, 0) + min(after, 0) <= 0)
+        ):
+            raise ValueError(f"pad: cannot {mode}-pad dim {d} of size {n} by ({before}, {after})")
+        index.append(_source(n, before, after, mode))
     grids = np.ix_(*index)
     return input[(Ellipsis,) + grids] if lead else input[grids]
 

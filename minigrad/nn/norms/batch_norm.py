@@ -191,7 +191,11 @@ def batch_norm(
         >>> F.batch_norm(x, rm, rv, training=True).shape   # rm, rv updated in place
         (8, 3)
     """
+    if training and not eps > 0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     x = check_input("batch_norm", input)
+    if x.ndim < 2 and x.numel() == 0:  # PyTorch passes an empty vector through
+        return x * 1
     check_channels_first("batch_norm", x)
     channels = (x.shape[1],)
     running_mean = check_param("batch_norm", "running_mean", running_mean, x, channels)

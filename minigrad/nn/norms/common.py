@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import ShapeError
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
@@ -68,22 +69,39 @@ def rsqrt(a):
     return 1.0 / np.sqrt(a) if isinstance(a, np.ndarray) else a.rsqrt()
 
 
+def wide(a):
+    """``a`` (an array or a Tensor) in float64 when it is float32: the statistics are
+    computed there, so that squares of float32 values do not overflow (|x| near 1e20 and
+    above: a float32 row near 1e30 is normalized, not turned into NaN or zeros) and the
+    chain of the backward does not underflow (``rstd^3`` of such a row is 1e-90)."""
+    if a is None or a.dtype != _FLOAT:
+        return a
+    return a.astype(np.float64) if isinstance(a, np.ndarray) else a.double()
+
+
+def narrow(a, dtype):
+    """``a`` back in the input's dtype (after ``wide``)."""
+    if a is None or a.dtype == dtype:
+        return a
+    return a.astype(dtype) if isinstance(a, np.ndarray) else a.to(dtype)
+
+
 def standardize(x, axes: tuple, eps: float):
     """``(mean, xmu, var, rstd)`` of ``x`` over ``axes`` (kept as size-1 dims): two passes,
-    the mean first, then the biased variance of the deviations from it.
-
-    A row whose sum of squares ``n (mean^2 + var)`` overflows its dtype (float32: |x|
-    around 1e19 and above, rows near 1e30) gets NaN, as the fused kernels do and as
-    PyTorch does near 1e30, never plausible zeros.
-    """
-    mean = mean_over(x, axes)
-    xmu = x - mean
+    the mean first, then the biased variance of the deviations from it; computed in
+    float64 for a float32 ``x`` (``wide``) and returned in x's dtype (``var`` may then be
+    inf, ``rstd`` is finite for any finite float32 row). A float64 row whose variance
+    itself overflows (near 1e300) gets NaN, as in PyTorch, never rstd = 0 and plausible
+    zeros."""
+    dtype = x.dtype
+    xw = wide(x)
+    mean = mean_over(xw, axes)
+    xmu = xw - mean
     var = mean_over(xmu * xmu, axes)
     rstd = rsqrt(var + eps)
-    squares = (mean * mean + var) * float(count(x.shape, axes))  # sum of x^2
-    if np.isinf(squares if isinstance(squares, np.ndarray) else squares._data).any():
-        rstd = rstd * (squares * 0.0 + 1.0)  # NaN where it overflowed (inf * 0), else 1
-    return mean, xmu, var, rstd
+    if np.isinf(var if isinstance(var, np.ndarray) else var._data).any():
+        rstd = rstd * (var * 0.0 + 1.0)  # NaN where var overflowed (inf * 0), else 1
+    return narrow(mean, dtype), narrow(xmu, dtype), narrow(var, dtype), narrow(rstd, dtype)
 
 
 def standardize_backward(g_xhat, xmu, rstd, axes: tuple):
@@ -97,12 +115,14 @@ def standardize_backward(g_xhat, xmu, rstd, axes: tuple):
         xmu  = x - mean          g_mean = -sum(g_xmu)
         mean = mean(x)           g_x    = g_xmu + g_mean / n
     """
+    dtype = xmu.dtype
+    g_xhat, xmu, rstd = wide(g_xhat), wide(xmu), wide(rstd)  # float32: in float64
     n = count(xmu.shape, axes)
     g_rstd = sum_over(g_xhat * xmu, axes)
     g_var = g_rstd * rstd * rstd * rstd * (-0.5)  # rstd^3 alone underflows for large x
     g_xmu = g_xhat * rstd + g_var * (2.0 / n) * xmu
     g_mean = -sum_over(g_xmu, axes)
-    return g_xmu + g_mean * (1.0 / n)
+    return narrow(g_xmu + g_mean * (1.0 / n), dtype)
 
 
 def affine(xhat, weight, bias, shape=None):
@@ -286,7 +306,7 @@ def check_param(name: str, arg: str, p, x: Tensor, shape: tuple):
     if not isinstance(p, Tensor):
         p = as_tensor(p)
     if p.shape != shape:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: {arg} has shape {shape_str(p.shape)} but expected {shape_str(shape)} "
             f"for an input of shape {shape_str(x.shape)}"
         )
@@ -314,7 +334,10 @@ def normalized_shape_tuple(name: str, normalized_shape) -> tuple:
             f"got {normalized_shape!r}"
         )
     if len(normalized_shape) == 0:
-        raise ValueError(f"{name}: normalized_shape must have at least one dimension")
+        raise ShapeError(
+            f"{name}: Expected normalized_shape to be at least 1-dimensional, i.e., containing "
+            "at least one element, but got normalized_shape = []"
+        )
     return tuple(int(s) for s in normalized_shape)
 
 
@@ -322,7 +345,7 @@ def check_trailing(name: str, x: Tensor, normalized_shape) -> tuple:
     """``normalized_shape`` as a tuple, checked to be the input's trailing dims."""
     shape = normalized_shape_tuple(name, normalized_shape)
     if x.ndim < len(shape) or x.shape[x.ndim - len(shape) :] != shape:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: normalized_shape={shape_str(shape)} does not match the input: expected "
             f"an input of shape [*, {', '.join(map(str, shape))}], got {shape_str(x.shape)}"
         )
@@ -332,7 +355,7 @@ def check_trailing(name: str, x: Tensor, normalized_shape) -> tuple:
 def check_channels_first(name: str, x: Tensor) -> None:
     """The input is ``[N, C, *]``."""
     if x.ndim < 2:
-        raise ValueError(
+        raise ShapeError(
             f"{name}: expected an input of shape [N, C, *] (at least 2 dims), got "
             f"{shape_str(x.shape)}"
         )

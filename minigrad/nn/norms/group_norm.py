@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from minigrad.functions.errors import ShapeError
 from minigrad.nn.norms.common import (
     NormFunction,
     affine,
@@ -109,10 +110,9 @@ def group_norm(
     if not isinstance(num_groups, (int, np.integer)) or num_groups <= 0:
         raise ValueError(f"group_norm: num_groups must be a positive int, got {num_groups!r}")
     if x.shape[1] % num_groups != 0:
-        raise ValueError(
-            "group_norm: expected the number of channels in the input to be divisible by "
-            f"num_groups, got an input of shape {shape_str(x.shape)} and "
-            f"num_groups={num_groups}"
+        raise ShapeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {shape_str(x.shape)} and num_groups={num_groups}"
         )
     weight = check_param("group_norm", "weight", weight, x, (x.shape[1],))
     bias = check_param("group_norm", "bias", bias, x, (x.shape[1],))

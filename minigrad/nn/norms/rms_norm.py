@@ -21,10 +21,12 @@ from minigrad.nn.norms.common import (
     check_trailing,
     count,
     mean_over,
+    narrow,
     normalize,
     rsqrt,
     sum_out,
     sum_over,
+    wide,
 )
 from minigrad.tensor import Tensor
 
@@ -34,7 +36,8 @@ __all__ = ["RMSNormFunction", "rms_norm", "rms_norm_backward", "rms_norm_forward
 def rms_norm_forward(x, weight, normalized_ndim: int, eps: float):
     """``(y, None, rstd)`` over the last ``normalized_ndim`` axes (there is no mean)."""
     axes = tuple(range(x.ndim - normalized_ndim, x.ndim))
-    rstd = rsqrt(mean_over(x * x, axes) + eps)
+    xw = wide(x)  # float32: the mean of squares in float64 (no overflow near 1e30)
+    rstd = narrow(rsqrt(mean_over(xw * xw, axes) + eps), x.dtype)
     return affine(x * rstd, weight, None), None, rstd
 
 
@@ -52,11 +55,13 @@ def rms_norm_backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: 
     g_weight = None if weight is None else sum_out(dy * (x * rstd), batch_axes)
     if not need_dx:
         return None, g_weight, None
+    dtype = x.dtype
     g_xhat = dy if weight is None else dy * weight
+    g_xhat, x, rstd = wide(g_xhat), wide(x), wide(rstd)  # float32: the chain in float64
     g_rstd = sum_over(g_xhat * x, axes)
     g_ms = g_rstd * (-0.5) * rstd * rstd * rstd  # rstd^3 alone underflows for large x
     g_x = g_xhat * rstd + g_ms * (2.0 / count(x.shape, axes)) * x
-    return g_x, g_weight, None
+    return narrow(g_x, dtype), g_weight, None
 
 
 class RMSNormFunction(NormFunction):

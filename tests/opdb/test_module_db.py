@@ -1,0 +1,43 @@
+"""PyTorch's module database (``module_db``) as a test generator for minigrad's nn.
+
+Every ModuleInfo is claimed (``modules.CLAIMED``: ``mg.nn`` has the class) or refused by
+``minigrad/unsupported.json``; every claimed module, built from each module input's
+constructor arguments with PyTorch's state_dict loaded, gives PyTorch's outputs, state
+after the forward and (float64) gradients of its inputs and parameters, and raises on
+its error inputs. See ``modules.py``.
+"""
+
+import pytest
+
+from tests.opdb import modules
+from tests.opdb.test_op_db import ERROR_FAILURES, FAILURES, _report
+
+
+def _check(sweep, key):
+    samples = [r for r in sweep["module_samples"] if r["key"] == key]
+    errors = [r for r in sweep["module_errors"] if r["key"] == key]
+    bad = [r for r in samples if r["outcome"] in FAILURES]
+    bad_errors = [r for r in errors if r["outcome"] in ERROR_FAILURES]
+    assert samples, f"no module input of {key} ran"
+    assert not bad and not bad_errors, (
+        _report(samples, FAILURES) + "\n" + _report(errors, ERROR_FAILURES)
+    )
+
+
+def test_every_moduleinfo_is_claimed_or_refused(quick_sweep):
+    status = {m["key"]: m for m in quick_sweep["modules"]}
+    claimed = {k for k, m in status.items() if m["status"] == "claimed"}
+    assert claimed == set(modules.CLAIMED)
+    others = {k: m for k, m in status.items() if k not in claimed}
+    assert all(m["status"] == "refused" and m["category"] for m in others.values()), others
+
+
+@pytest.mark.parametrize("key", modules.CLAIMED)
+def test_claimed_module_matches_pytorch_on_its_inputs(quick_sweep, key):
+    _check(quick_sweep, key)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", modules.CLAIMED)
+def test_claimed_module_matches_pytorch_on_every_input(full_sweep, key):
+    _check(full_sweep, key)

@@ -1,0 +1,62 @@
+"""PyTorch's op database (``op_db``) as a test generator for minigrad's operations.
+
+- every OpInfo is placed in ``catalog.py`` (claimed, refused, internal or missing), and
+  what the catalogue says minigrad refuses, minigrad refuses;
+- every claimed op passes its samples (``conftest.QUICK`` per dtype here, every one in
+  the slow test): values, dtype and shape, and in float64 the gradient of every input,
+  against PyTorch; and raises on every one of its ``error_inputs``.
+
+A sample that minigrad cannot express (a complex dtype, ``memory_format=``) or a feature
+it refuses with ``UnsupportedError`` is not a failure; a crash, a wrong value or
+gradient, or minigrad's own error on an input PyTorch accepts is.
+"""
+
+import pytest
+
+from tests.opdb import catalog, runner
+
+FAILURES = (runner.VALUE, runner.META, runner.GRAD, runner.CRASH, runner.ERROR)
+ERROR_FAILURES = (runner.ACCEPTED, runner.CRASH)
+
+
+def _report(rows, failures) -> str:
+    lines = [
+        f"{r['key']} [{r['dtype']} #{r['index']}] {r['outcome']}: {r['detail']}"
+        for r in rows
+        if r["outcome"] in failures
+    ]
+    return "\n".join(lines[:40]) + (f"\n... {len(lines) - 40} more" if len(lines) > 40 else "")
+
+
+def _check(sweep, key):
+    samples = [r for r in sweep["samples"] if r["key"] == key]
+    errors = [r for r in sweep["errors"] if r["key"] == key]
+    bad = [r for r in samples if r["outcome"] in FAILURES]
+    bad_errors = [r for r in errors if r["outcome"] in ERROR_FAILURES]
+    assert not bad and not bad_errors, (
+        _report(samples, FAILURES) + "\n" + _report(errors, ERROR_FAILURES)
+    )
+
+
+def test_every_opinfo_is_placed_once_and_every_listed_key_exists(quick_sweep):
+    keys = {op["key"] for op in quick_sweep["ops"]}  # the sweep raised if one was unplaced
+    listed = set(catalog.CLAIMED) | set(catalog.INTERNAL) | set(catalog.MISSING)
+    assert listed <= keys, f"catalog.py lists keys op_db no longer has: {sorted(listed - keys)}"
+
+
+def test_what_the_catalog_says_minigrad_refuses_it_refuses(quick_sweep):
+    refused = [op for op in quick_sweep["ops"] if op["status"] == "refused"]
+    assert refused
+    wrong = [op["key"] for op in refused if not catalog.is_refused_by_minigrad(op["name"])]
+    assert not wrong, f"unsupported.json lists them, but minigrad does not refuse them: {wrong}"
+
+
+@pytest.mark.parametrize("key", catalog.CLAIMED)
+def test_claimed_op_matches_pytorch_on_its_samples(quick_sweep, key):
+    _check(quick_sweep, key)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", catalog.CLAIMED)
+def test_claimed_op_matches_pytorch_on_every_sample(full_sweep, key):
+    _check(full_sweep, key)
