@@ -42,11 +42,7 @@ class CrossEntropyLoss(Module):
         label_smoothing: float = 0.0,
     ) -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError(
-                "CrossEntropyLoss: size_average and reduce are deprecated; use reduction="
-            )
-        F._check_reduction("CrossEntropyLoss", reduction)
+        F.check_reduction("CrossEntropyLoss", reduction, size_average, reduce)
         self.register_buffer("weight", None if weight is None else as_tensor(weight))
         self.ignore_index = ignore_index
         self.reduction = reduction
@@ -75,9 +71,7 @@ class NLLLoss(Module):
         reduction: str = "mean",
     ) -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError("NLLLoss: size_average and reduce are deprecated; use reduction=")
-        F._check_reduction("NLLLoss", reduction)
+        F.check_reduction("NLLLoss", reduction, size_average, reduce)
         self.register_buffer("weight", None if weight is None else as_tensor(weight))
         self.ignore_index = ignore_index
         self.reduction = reduction
@@ -104,9 +98,7 @@ class MSELoss(Module):
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError("MSELoss: size_average and reduce are deprecated; use reduction=")
-        F._check_reduction("MSELoss", reduction)
+        F.check_reduction("MSELoss", reduction, size_average, reduce)
         self.reduction = reduction
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:

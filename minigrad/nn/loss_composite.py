@@ -15,6 +15,7 @@ from __future__ import annotations
 from minigrad.nn.functional import distance as D
 from minigrad.nn.functional import loss_composite as F
 from minigrad.nn.functional.ctc import ctc_loss
+from minigrad.nn.functional.loss import REDUCTIONS, check_reduction
 from minigrad.nn.module import Module
 from minigrad.tensor import Tensor, as_tensor
 
@@ -41,8 +42,6 @@ __all__ = [
     "TripletMarginWithDistanceLoss",
 ]
 
-_REDUCTIONS = ("mean", "sum", "none")
-
 
 class _Loss(Module):
     """A loss with its options stored: ``forward(*inputs) = fn(*inputs, **options)``.
@@ -54,13 +53,8 @@ class _Loss(Module):
 
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean", **options):
         super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError(
-                f"{type(self).__name__}: size_average and reduce are deprecated; use reduction="
-            )
-        allowed = _REDUCTIONS + (("batchmean",) if isinstance(self, KLDivLoss) else ())
-        if reduction not in allowed:
-            raise ValueError(f"{reduction} is not a valid value for reduction")
+        allowed = (*REDUCTIONS, "batchmean") if isinstance(self, KLDivLoss) else REDUCTIONS
+        check_reduction(type(self).__name__, reduction, size_average, reduce, allowed)
         self.reduction = reduction
         self._options = tuple(options)
         for name, value in options.items():

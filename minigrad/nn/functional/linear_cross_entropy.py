@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from minigrad.nn.functional.linear import linear
-from minigrad.nn.functional.loss import cross_entropy
+from minigrad.nn.functional.loss import check_reduction, cross_entropy
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["LinearCrossEntropyOptions", "linear_cross_entropy"]
@@ -46,6 +46,7 @@ def linear_cross_entropy(
     ``(N,)`` class indices or ``(N, C)`` probabilities. (PyTorch's K-dimensional form,
     a weight ``(C, d_1, ..., d_K, in)``, is not supported: ``NotImplementedError``.)
     """
+    check_reduction("linear_cross_entropy", reduction)
     w = as_tensor(linear_weight)
     if w.ndim != 2:
         raise NotImplementedError(
