@@ -15,9 +15,9 @@ from __future__ import annotations
 from minigrad.nn.functional import distance as D
 from minigrad.nn.functional import loss_composite as F
 from minigrad.nn.functional.ctc import ctc_loss
-from minigrad.nn.functional.loss import REDUCTIONS, check_reduction
+from minigrad.nn.loss import _Loss
 from minigrad.nn.module import Module
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor
 
 __all__ = [
     "BCELoss",
@@ -41,31 +41,6 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
 ]
-
-
-class _Loss(Module):
-    """A loss with its options stored: ``forward(*inputs) = fn(*inputs, **options)``.
-    ``reduction`` is checked when the module is built; ``weights`` name the options kept
-    as buffers."""
-
-    fn = None  # the F.* loss, set by each subclass
-    weights: tuple[str, ...] = ()
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", **options):
-        super().__init__()
-        allowed = (*REDUCTIONS, "batchmean") if isinstance(self, KLDivLoss) else REDUCTIONS
-        check_reduction(type(self).__name__, reduction, size_average, reduce, allowed)
-        self.reduction = reduction
-        self._options = tuple(options)
-        for name, value in options.items():
-            if name in self.weights:
-                self.register_buffer(name, None if value is None else as_tensor(value))
-            else:
-                setattr(self, name, value)
-
-    def forward(self, *inputs: Tensor) -> Tensor:
-        options = {k: getattr(self, k) for k in self._options}
-        return type(self).fn(*inputs, reduction=self.reduction, **options)
 
 
 class L1Loss(_Loss):
@@ -128,6 +103,7 @@ class KLDivLoss(_Loss):
     ``reduction='batchmean'`` gives the true divergence per sample."""
 
     fn = staticmethod(F.kl_div)
+    reductions = (*_Loss.reductions, "batchmean")
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction, log_target=log_target)

@@ -253,11 +253,21 @@ def _loss_functions():
     return found
 
 
+def _loss_modules():
+    """Every loss layer: the subclasses of ``_Loss`` that ``nn`` exports."""
+    from minigrad.nn.modules.loss import _Loss
+
+    classes = [getattr(nn, name) for name in sorted(dir(nn))]
+    return [c for c in classes if isinstance(c, type) and issubclass(c, _Loss)]
+
+
 LOSS_FUNCTIONS = _loss_functions()
+LOSS_MODULES = _loss_modules()
 
 
-def test_the_loss_enumeration_finds_every_loss_function():
-    assert len(LOSS_FUNCTIONS) >= 22
+def test_the_loss_enumerations_find_every_loss():
+    assert len(LOSS_FUNCTIONS) >= 22 and len(LOSS_MODULES) >= 22
+    assert nn.CrossEntropyLoss in LOSS_MODULES and nn.MSELoss in LOSS_MODULES
 
 
 @pytest.mark.parametrize("fn, n_inputs, legacy", LOSS_FUNCTIONS)
@@ -269,6 +279,15 @@ def test_every_loss_function_checks_its_reduction_before_reading_its_inputs(fn, 
         for old in ({"size_average": True}, {"reduce": False}):
             with pytest.raises(TypeError, match=f"{fn.__name__}: size_average and reduce"):
                 fn(*inputs, **old)
+
+
+@pytest.mark.parametrize("cls", LOSS_MODULES, ids=lambda c: c.__name__)
+def test_every_loss_module_checks_its_reduction_when_built(cls):
+    with pytest.raises(ValueError, match=f"{cls.__name__}: reduction must be one of"):
+        cls(reduction="avg")
+    if "size_average" in inspect.signature(cls).parameters:
+        with pytest.raises(TypeError, match=f"{cls.__name__}: size_average and reduce"):
+            cls(size_average=False)
 
 
 def test_batchmean_is_kl_divs_alone():
