@@ -48,28 +48,28 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array, False, None)
 
 
-def _float_dtype(dtype):
-    return dtypes.as_dtype(dtype) or dtypes.default_float
+# The name surface/legacy.py and surface/sampling.py import the rule by.
+_float_dtype = dtypes.or_default_float
 
 
 def zeros(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    data = np.zeros(_size_args(size), dtype=_float_dtype(dtype))
+    data = np.zeros(_size_args(size), dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "zeros")
 
 
 def ones(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    data = np.ones(_size_args(size), dtype=_float_dtype(dtype))
+    data = np.ones(_size_args(size), dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "ones")
 
 
 def empty(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    data = np.empty(_size_args(size), dtype=_float_dtype(dtype))
+    data = np.empty(_size_args(size), dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "empty")
 
 
@@ -141,7 +141,7 @@ def arange(
 def linspace(
     start, end, steps: int, dtype=None, device=None, requires_grad: bool = False, pin_memory=False
 ) -> Tensor:
-    data = np.linspace(start, end, steps).astype(_float_dtype(dtype))
+    data = np.linspace(start, end, steps).astype(dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "linspace")
 
 
@@ -157,7 +157,7 @@ def eye(
     for name, v in (("n", n), ("m", n if m is None else m)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
             raise ValueError(f"eye: {name} must be a non-negative int, got {v!r}")
-    data = np.eye(n, n if m is None else m, dtype=_float_dtype(dtype))
+    data = np.eye(n, n if m is None else m, dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "eye")
 
 
@@ -167,7 +167,7 @@ def randn(
 ) -> Tensor:
     """Standard normal samples from minigrad's generator (see ``mg.manual_seed``)."""
     gen = _random.resolve(generator)
-    data = gen.standard_normal(_size_args(size)).astype(_float_dtype(dtype))
+    data = gen.standard_normal(_size_args(size)).astype(dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "randn")
 
 
@@ -176,7 +176,7 @@ def rand(
 ) -> Tensor:
     """Uniform samples in [0, 1)."""
     gen = _random.resolve(generator)
-    data = gen.random(_size_args(size)).astype(_float_dtype(dtype))
+    data = gen.random(_size_args(size)).astype(dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "rand")
 
 

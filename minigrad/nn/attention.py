@@ -128,7 +128,7 @@ class MultiheadAttention(Module):
         self.head_dim = self.embed_dim // self.num_heads
         self.add_zero_attn = bool(add_zero_attn)
         E = self.embed_dim
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        dtype = dtypes.or_default_float(dtype)
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(np.empty((3 * E, E), dtype=dtype))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):

@@ -69,7 +69,7 @@ class Embedding(Module):
             padding_idx = padding_idx % self.num_embeddings
         self.padding_idx = padding_idx
         if _weight is None:
-            dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+            dtype = dtypes.or_default_float(dtype)
             self.weight = Parameter(
                 np.empty((self.num_embeddings, self.embedding_dim), dtype=dtype)
             )
@@ -153,7 +153,7 @@ class EmbeddingBag(Module):
         if padding_idx is not None:
             padding_idx = padding_idx % self.num_embeddings
         self.padding_idx = padding_idx
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        dtype = dtypes.or_default_float(dtype)
         if _weight is None:
             self.weight = Parameter(np.empty((self.num_embeddings, self.embedding_dim), dtype))
             self.reset_parameters()

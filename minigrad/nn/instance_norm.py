@@ -38,7 +38,7 @@ class _InstanceNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        dtype = dtypes.or_default_float(dtype)
         if affine:
             self.weight = Parameter(np.ones(num_features, dtype=dtype))
             self.bias = Parameter(np.zeros(num_features, dtype=dtype))

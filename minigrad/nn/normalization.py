@@ -33,10 +33,6 @@ __all__ = [
 ]
 
 
-def _dtype(dtype) -> np.dtype:
-    return dtypes.as_dtype(dtype) or dtypes.default_float
-
-
 def _positive_int(layer: str, name: str, value) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{layer}: {name} must be a positive int, got {value!r}")
@@ -100,7 +96,9 @@ class LayerNorm(Module):
         self.normalized_shape = normalized_shape_tuple("LayerNorm", normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        _register_affine(self, self.normalized_shape, _dtype(dtype), elementwise_affine, bias)
+        _register_affine(
+            self, self.normalized_shape, dtypes.or_default_float(dtype), elementwise_affine, bias
+        )
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""
@@ -152,7 +150,9 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(np.ones(self.normalized_shape, dtype=_dtype(dtype)))
+            self.weight = Parameter(
+                np.ones(self.normalized_shape, dtype=dtypes.or_default_float(dtype))
+            )
         else:
             self.register_parameter("weight", None)
 
@@ -193,7 +193,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        dtype = _dtype(dtype)
+        dtype = dtypes.or_default_float(dtype)
         c = self.num_features
         _register_affine(self, c, dtype, affine, bias)
         if track_running_stats:
@@ -372,7 +372,7 @@ class GroupNorm(Module):
             )
         self.eps = eps
         self.affine = affine
-        _register_affine(self, self.num_channels, _dtype(dtype), affine, bias)
+        _register_affine(self, self.num_channels, dtypes.or_default_float(dtype), affine, bias)
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""

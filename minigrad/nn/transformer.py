@@ -66,7 +66,7 @@ def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
         raise ValueError(
             f"generate_square_subsequent_mask: sz must be a non-negative int, got {sz!r}"
         )
-    dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+    dtype = dtypes.or_default_float(dtype)
     mask = np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1)
     return Tensor._make(mask, False, None)
 
