@@ -48,6 +48,20 @@ def _register_affine(module: Module, shape, dtype, affine: bool, bias: bool) -> 
     )
 
 
+def _register_running_stats(module: Module, num_features: int, dtype, track: bool) -> None:
+    """The buffers of a norm that tracks running statistics: ``running_mean`` (zeros)
+    and ``running_var`` (ones) of ``num_features``, ``num_batches_tracked`` (0, int64);
+    each None when it does not track them."""
+    if track:
+        module.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype=dtype)))
+        module.register_buffer("running_var", Tensor(np.ones(num_features, dtype=dtype)))
+        module.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
+    else:
+        module.register_buffer("running_mean", None)
+        module.register_buffer("running_var", None)
+        module.register_buffer("num_batches_tracked", None)
+
+
 def _reset_affine(module: Module) -> None:
     """weight = 1, bias = 0 (those the module has)."""
     if module.weight is not None:
@@ -194,16 +208,8 @@ class _BatchNorm(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         dtype = dtypes.or_default_float(dtype)
-        c = self.num_features
-        _register_affine(self, c, dtype, affine, bias)
-        if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(c, dtype=dtype)))
-            self.register_buffer("running_var", Tensor(np.ones(c, dtype=dtype)))
-            self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        _register_affine(self, self.num_features, dtype, affine, bias)
+        _register_running_stats(self, self.num_features, dtype, track_running_stats)
 
     def reset_running_stats(self) -> None:
         """running_mean = 0, running_var = 1, num_batches_tracked = 0."""
