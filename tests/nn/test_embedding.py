@@ -59,6 +59,19 @@ def test_errors():
         nn.Embedding(5, 2, padding_idx=5)
 
 
+@pytest.mark.parametrize("cls", [nn.Embedding, nn.EmbeddingBag])
+def test_both_tables_check_their_options_alike(cls):
+    with pytest.raises(ValueError, match=f"{cls.__name__}: padding_idx 5 must be within"):
+        cls(5, 2, padding_idx=5)  # not wrapped around to row 0
+    assert cls(5, 2, padding_idx=-1).padding_idx == 4
+    with pytest.raises(ValueError, match=r"_weight has shape \[2, 2\], expected \[5, 2\]"):
+        cls(5, 2, _weight=np.ones((2, 2), dtype=np.float32))
+    with pytest.raises(NotImplementedError, match=f"{cls.__name__}: max_norm"):
+        cls(5, 2, max_norm=1.0)
+    table = cls(5, 2, padding_idx=1)
+    assert (table.weight.numpy()[1] == 0).all() and (table.weight.numpy()[0] != 0).all()
+
+
 def test_repr_matches_pytorch(torch):
     assert repr(nn.Embedding(10, 3, padding_idx=0)) == repr(
         torch.nn.Embedding(10, 3, padding_idx=0)
