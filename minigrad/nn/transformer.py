@@ -29,14 +29,13 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.nn.attention import MultiheadAttention
+from minigrad.nn.attention import MultiheadAttention, _check_sequences
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.functional.activation import gelu, relu, silu
 from minigrad.nn.linear import Identity, Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm, RMSNorm
-from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = [
@@ -320,13 +319,7 @@ class TransformerEncoder(Module):
                 only a hint, as in the layers (``None``, the default, means False; PyTorch
                 uses it to look for a causal ``mask``, which changes nothing here).
         """
-        if not isinstance(src, Tensor):
-            raise TypeError(f"TransformerEncoder: src must be a Tensor, got {type(src).__name__}")
-        if src.ndim not in (2, 3):
-            raise ValueError(
-                f"TransformerEncoder: src must be 3-D (batched) or 2-D (unbatched), got shape "
-                f"{shape_str(src.shape)}"
-            )
+        _check_sequences("TransformerEncoder", "src", src)
         is_causal = bool(is_causal)
         x = src
         for layer in self.layers:
