@@ -49,28 +49,28 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array, False, None)
 
 
-def _float_dtype(dtype):
-    return dtypes.as_dtype(dtype) or dtypes.default_float
+# The name surface/legacy.py and surface/sampling.py import the rule by.
+_float_dtype = dtypes.or_default_float
 
 
 def zeros(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    data = np.zeros(_size_args(size), dtype=_float_dtype(dtype))
+    data = np.zeros(_size_args(size), dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "zeros")
 
 
 def ones(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    data = np.ones(_size_args(size), dtype=_float_dtype(dtype))
+    data = np.ones(_size_args(size), dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "ones")
 
 
 def empty(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    data = np.empty(_size_args(size), dtype=_float_dtype(dtype))
+    data = np.empty(_size_args(size), dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "empty")
 
 
@@ -224,7 +224,7 @@ def randn(
 ) -> Tensor:
     """Standard normal samples from minigrad's generator (see ``mg.manual_seed``)."""
     gen = _random.resolve(generator)
-    data = gen.standard_normal(_size_args(size)).astype(_float_dtype(dtype))
+    data = gen.standard_normal(_size_args(size)).astype(dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "randn")
 
 
@@ -233,7 +233,7 @@ def rand(
 ) -> Tensor:
     """Uniform samples in [0, 1)."""
     gen = _random.resolve(generator)
-    data = gen.random(_size_args(size)).astype(_float_dtype(dtype))
+    data = gen.random(_size_args(size)).astype(dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "rand")
 
 

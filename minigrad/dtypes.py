@@ -79,6 +79,12 @@ def as_dtype(dtype) -> np.dtype | None:
         raise TypeError(f"dtype: expected a NumPy-compatible dtype, got {dtype!r}") from None
 
 
+def or_default_float(dtype) -> np.dtype:
+    """``dtype`` as a NumPy dtype, the default float dtype when it is ``None``: what a
+    factory function (``mg.zeros``) or a layer (``nn.Linear``) makes with ``dtype=None``."""
+    return as_dtype(dtype) or default_float
+
+
 def is_floating(dtype: np.dtype) -> bool:
     """True for float16/32/64: the dtypes that can carry a gradient."""
     return dtype.kind == "f"

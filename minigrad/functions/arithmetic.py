@@ -18,10 +18,30 @@ from minigrad.functions.indexing import Where
 from minigrad.printing import shape_str, torch_dtype_name
 
 
+class _SameFormula(Function):
+    """A Function whose derivative is one formula, ``grads(ctx, g, *saved)``, written
+    with operators that Tensors and arrays share: ``backward`` runs it on the saved
+    Tensors (differentiable, for create_graph), ``backward_array`` on their arrays (see
+    minigrad/autograd/function.py)."""
+
+    @staticmethod
+    def grads(ctx, g, *saved):
+        raise NotImplementedError
+
+    @classmethod
+    def backward(cls, ctx, g):
+        return cls.grads(ctx, g, *ctx.saved_tensors)
+
+    @classmethod
+    def backward_array(cls, ctx, g):
+        return cls.grads(ctx, g, *ctx.saved_arrays)
+
+
 # ------------------------------------------------------------------ tensor (op) tensor
 # Each backward comes twice: ``backward`` in Tensor operations (differentiable, for
-# create_graph) and ``backward_array``, the same formula on the arrays (see
-# minigrad/autograd/function.py).
+# create_graph) and ``backward_array``, the same formula on the arrays; where the
+# operators are the same, written once (``_SameFormula``, or ``backward_array = backward``
+# when nothing was saved).
 class Add(Function):
     @staticmethod
     def forward(ctx, a, b):
@@ -58,53 +78,37 @@ class Sub(Function):
     backward_array = backward
 
 
-class Mul(Function):
+class Mul(_SameFormula):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         return broadcast_op("mul", np.multiply, a, b)
 
     @staticmethod
-    def backward(ctx, g):
-        return _mul_grads(ctx, g, *ctx.saved_tensors)
-
-    @staticmethod
-    def backward_array(ctx, g):
-        return _mul_grads(ctx, g, *ctx.saved_arrays)
-
-
-def _mul_grads(ctx, g, a, b):
-    """d(a b) = g b da + g a db (``a``, ``b``, ``g`` all Tensors or all arrays)."""
-    a_needs, b_needs = ctx.needs_input_grad
-    return (
-        unbroadcast(g * b, a.shape) if a_needs else None,
-        unbroadcast(g * a, b.shape) if b_needs else None,
-    )
+    def grads(ctx, g, a, b):
+        """d(a b) = g b da + g a db."""
+        a_needs, b_needs = ctx.needs_input_grad
+        return (
+            unbroadcast(g * b, a.shape) if a_needs else None,
+            unbroadcast(g * a, b.shape) if b_needs else None,
+        )
 
 
-class Div(Function):
+class Div(_SameFormula):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         return broadcast_op("div", np.true_divide, a, b)
 
     @staticmethod
-    def backward(ctx, g):
-        return _div_grads(ctx, g, *ctx.saved_tensors)
-
-    @staticmethod
-    def backward_array(ctx, g):
-        return _div_grads(ctx, g, *ctx.saved_arrays)
-
-
-def _div_grads(ctx, g, a, b):
-    """d(a / b) = g / b da - g a / b^2 db."""
-    a_needs, b_needs = ctx.needs_input_grad
-    ga = g / b
-    return (
-        unbroadcast(ga, a.shape) if a_needs else None,
-        unbroadcast(-ga * a / b, b.shape) if b_needs else None,
-    )
+    def grads(ctx, g, a, b):
+        """d(a / b) = g / b da - g a / b^2 db."""
+        a_needs, b_needs = ctx.needs_input_grad
+        ga = g / b
+        return (
+            unbroadcast(ga, a.shape) if a_needs else None,
+            unbroadcast(-ga * a / b, b.shape) if b_needs else None,
+        )
 
 
 class Pow(Function):
@@ -201,7 +205,7 @@ class RSubScalar(Function):
     backward_array = backward
 
 
-class RDivScalar(Function):
+class RDivScalar(_SameFormula):
     """``c / a``: d/da = -c / a^2."""
 
     @staticmethod
@@ -211,13 +215,7 @@ class RDivScalar(Function):
         return c / a._data
 
     @staticmethod
-    def backward(ctx, g):
-        (a,) = ctx.saved_tensors
-        return -g * ctx.c / (a * a), None
-
-    @staticmethod
-    def backward_array(ctx, g):
-        (a,) = ctx.saved_arrays
+    def grads(ctx, g, a):
         return -g * ctx.c / (a * a), None
 
 
@@ -234,7 +232,7 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     )
 
 
-class PowScalar(Function):
+class PowScalar(_SameFormula):
     """``a ** c``: d/da = c a^(c-1)."""
 
     @staticmethod
@@ -246,21 +244,13 @@ class PowScalar(Function):
         return a._data**c
 
     @staticmethod
-    def backward(ctx, g):
-        return _pow_scalar_grad(ctx, g, *ctx.saved_tensors)
-
-    @staticmethod
-    def backward_array(ctx, g):
-        return _pow_scalar_grad(ctx, g, *ctx.saved_arrays)
-
-
-def _pow_scalar_grad(ctx, g, a):
-    c = ctx.c
-    if c == 2:
-        return g * (a * 2.0), None
-    if c == 0:
-        return g * 0.0, None
-    return g * (c * a ** (c - 1)), None
+    def grads(ctx, g, a):
+        c = ctx.c
+        if c == 2:
+            return g * (a * 2.0), None
+        if c == 0:
+            return g * 0.0, None
+        return g * (c * a ** (c - 1)), None
 
 
 class RPowScalar(Function):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad.nn.functional import activation_composite as F
 from minigrad.nn.module import Module
 from minigrad.nn.parameter import Parameter
@@ -231,7 +232,7 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
-        self.weight = Parameter(np.full(num_parameters, init, dtype=dtype or np.float32))
+        self.weight = Parameter(np.full(num_parameters, init, dtype=dtypes.or_default_float(dtype)))
 
     def reset_parameters(self) -> None:
         self.weight.data.fill_(self.init)

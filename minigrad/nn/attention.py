@@ -132,7 +132,7 @@ class MultiheadAttention(Module):
         self.head_dim = self.embed_dim // self.num_heads
         self.add_zero_attn = bool(add_zero_attn)
         E = self.embed_dim
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        dtype = dtypes.or_default_float(dtype)
         if self._qkv_same_embed_dim:
             self.in_proj_weight = Parameter(np.empty((3 * E, E), dtype=dtype))
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
@@ -269,13 +269,7 @@ class MultiheadAttention(Module):
     def _check_inputs(self, query, key, value) -> bool:
         """Validate dims and sizes; returns whether the input is batched."""
         for name, t in (("query", query), ("key", key), ("value", value)):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"{_NAME}: {name} must be a Tensor, got {type(t).__name__}")
-        if query.ndim not in (2, 3):
-            raise ValueError(
-                f"{_NAME}: query must be 3-D (batched) or 2-D (unbatched), got shape "
-                f"{shape_str(query.shape)}"
-            )
+            _check_sequences(_NAME, name, t)
         layout = "(N, L, E)" if self.batch_first else "(L, N, E)"
         if query.ndim == 2:
             layout = "(L, E)"
@@ -364,6 +358,18 @@ class MultiheadAttention(Module):
 
 
 # ------------------------------------------------------------------------- helpers
+def _check_sequences(owner: str, name: str, t) -> None:
+    """``t`` must be a Tensor of sequences of vectors: 3-D (a batch) or 2-D (one
+    sequence). ``owner`` and ``name`` (the layer and its argument) start the message."""
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{owner}: {name} must be a Tensor, got {type(t).__name__}")
+    if t.ndim not in (2, 3):
+        raise ValueError(
+            f"{owner}: {name} must be 3-D (batched) or 2-D (unbatched), got shape "
+            f"{shape_str(t.shape)}"
+        )
+
+
 def _split_heads(x: Tensor, num_heads: int, batch_axis: int) -> Tensor:
     """(N, seq, E) or (seq, N, E) -> (N, H, seq, hd), a view."""
     b0, b1, width = x.shape

@@ -25,7 +25,30 @@ def _index(idx, n: int, what: str) -> int:
     return i % n
 
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """What ``Sequential`` and ``ModuleList`` share: modules in order, named ``"0"``,
+    ``"1"``, ... (a ``Sequential`` built from an ``OrderedDict`` keeps its names until
+    an insertion or a deletion renumbers it, as PyTorch does)."""
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def append(self, module: Module):
+        """Add ``module`` at the end, named ``str(len(self))``; returns ``self``."""
+        self.add_module(str(len(self)), module)
+        return self
+
+    def _renumber(self, modules: list[Module]) -> None:
+        """Hold ``modules``, in this order, named ``"0"``, ``"1"``, ..."""
+        self._modules.clear()
+        for i, m in enumerate(modules):
+            self.add_module(str(i), m)
+
+
+class Sequential(_ModuleSequence):
     """Modules applied one after the other: ``forward(x) = m_n(...m_2(m_1(x)))``.
 
     Args:
@@ -53,12 +76,6 @@ class Sequential(Module):
             input = module(input)
         return input
 
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return Sequential(OrderedDict(list(self._modules.items())[idx]))
@@ -76,15 +93,7 @@ class Sequential(Module):
         )
         for key in targets:
             del self._modules[key]
-        # Keep the names 0..n-1, as PyTorch does.
-        modules = list(self._modules.values())
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self._modules[str(i)] = m
-
-    def append(self, module: Module) -> Sequential:
-        self.add_module(str(len(self)), module)
-        return self
+        self._renumber(list(self._modules.values()))
 
     def extend(self, modules: Iterable[Module]) -> Sequential:
         for m in modules:
@@ -99,13 +108,11 @@ class Sequential(Module):
             raise IndexError(f"Sequential.insert: index {index} is out of range (length {n})")
         modules = list(self._modules.values())
         modules.insert(index % (n + 1) if index < 0 else index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
+        self._renumber(modules)
         return self
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules whose parameters are registered (a plain Python list would
     hide them from ``parameters()`` and ``state_dict()``).
 
@@ -124,12 +131,6 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
-
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return ModuleList(list(self._modules.values())[idx])
@@ -144,19 +145,13 @@ class ModuleList(Module):
             del modules[idx]
         else:
             del modules[_index(idx, len(modules), "ModuleList")]
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self._modules[str(i)] = m
+        self._renumber(modules)
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)
 
     def __add__(self, other: Iterable[Module]) -> ModuleList:
         return ModuleList(list(self) + list(other))
-
-    def append(self, module: Module) -> ModuleList:
-        self.add_module(str(len(self)), module)
-        return self
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
         if isinstance(modules, Module) and not isinstance(modules, (ModuleList, Sequential)):
@@ -168,9 +163,7 @@ class ModuleList(Module):
     def insert(self, index: int, module: Module) -> None:
         modules = list(self._modules.values())
         modules.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(modules):
-            self.add_module(str(i), m)
+        self._renumber(modules)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(

@@ -17,7 +17,61 @@ from minigrad.unsupported import refused
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-class Embedding(Module):
+class _EmbeddingTable(Module):
+    """What ``Embedding`` and ``EmbeddingBag`` share: the table ``weight``
+    ``(num_embeddings, embedding_dim)`` and its padding row.
+
+    Subclasses call ``_make_table`` in their constructor.
+    """
+
+    def _make_table(
+        self, num_embeddings, embedding_dim, padding_idx, sparse: bool, _weight, dtype,
+        freeze: bool = False,
+    ) -> None:  # fmt: skip
+        """Set ``num_embeddings``, ``embedding_dim``, ``padding_idx`` (made non-negative)
+        and ``weight``: ``_weight`` if given (shared, not copied; ``freeze``: no grad),
+        else a new table, initialised by ``reset_parameters``. ``sparse=True`` (a sparse
+        gradient) is refused."""
+        name = type(self).__name__
+        if sparse:
+            raise refused(f"nn.{name}(sparse=True), a sparse gradient,", "sparse")
+        self.num_embeddings = int(num_embeddings)
+        self.embedding_dim = int(embedding_dim)
+        if self.num_embeddings < 0 or self.embedding_dim < 0:
+            raise RuntimeError(
+                "Trying to create tensor with negative dimension "
+                f"{min(self.num_embeddings, self.embedding_dim)}: "
+                f"[{self.num_embeddings}, {self.embedding_dim}]"
+            )
+        if padding_idx is not None:
+            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
+                raise ValueError(
+                    f"{name}: padding_idx {padding_idx} must be within num_embeddings "
+                    f"({self.num_embeddings})"
+                )
+            padding_idx = padding_idx % self.num_embeddings
+        self.padding_idx = padding_idx
+        shape = (self.num_embeddings, self.embedding_dim)
+        if _weight is None:
+            self.weight = Parameter(np.empty(shape, dtype=dtypes.or_default_float(dtype)))
+            self.reset_parameters()
+        else:
+            w = _weight._data if isinstance(_weight, Tensor) else np.asarray(_weight)
+            if w.shape != shape:
+                raise ValueError(
+                    f"{name}: _weight has shape {list(w.shape)}, expected {list(shape)}"
+                )
+            self.weight = Parameter(w, requires_grad=not freeze)
+
+    def reset_parameters(self) -> None:
+        """weight ~ N(0, 1), with the padding row (if any) set to zero."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight._data[self.padding_idx] = 0
+
+
+class Embedding(_EmbeddingTable):
     """``out[...] = weight[input[...]]``: row ``i`` of ``weight`` is the vector of index ``i``.
 
     Args:
@@ -55,40 +109,11 @@ class Embedding(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        if sparse:
-            raise refused("nn.Embedding(sparse=True), a sparse gradient,", "sparse")
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        self.num_embeddings = int(num_embeddings)
-        self.embedding_dim = int(embedding_dim)
-        if self.num_embeddings < 0 or self.embedding_dim < 0:
-            raise RuntimeError(
-                "Trying to create tensor with negative dimension "
-                f"{min(self.num_embeddings, self.embedding_dim)}: "
-                f"[{self.num_embeddings}, {self.embedding_dim}]"
-            )
-        if padding_idx is not None:
-            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
-                raise ValueError(
-                    f"Embedding: padding_idx {padding_idx} must be within num_embeddings "
-                    f"({self.num_embeddings})"
-                )
-            padding_idx = padding_idx % self.num_embeddings
-        self.padding_idx = padding_idx
-        if _weight is None:
-            dtype = dtypes.as_dtype(dtype) or dtypes.default_float
-            self.weight = Parameter(
-                np.empty((self.num_embeddings, self.embedding_dim), dtype=dtype)
-            )
-            self.reset_parameters()
-        else:
-            w = _weight._data if isinstance(_weight, Tensor) else np.asarray(_weight)
-            if w.shape != (self.num_embeddings, self.embedding_dim):
-                raise ValueError(
-                    f"Embedding: _weight has shape {list(w.shape)}, expected "
-                    f"[{self.num_embeddings}, {self.embedding_dim}]"
-                )
-            self.weight = Parameter(w, requires_grad=not _freeze)
+        self._make_table(
+            num_embeddings, embedding_dim, padding_idx, sparse, _weight, dtype, _freeze
+        )
 
     @classmethod
     def from_pretrained(
@@ -101,13 +126,6 @@ class Embedding(Module):
             raise ValueError(f"Embeddings parameter is expected to be 2-dimensional, got {w.ndim}")
         return cls(w.shape[0], w.shape[1], padding_idx, _weight=w, _freeze=freeze, **kwargs)
 
-    def reset_parameters(self) -> None:
-        """weight ~ N(0, 1), with the padding row (if any) set to zero."""
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight._data[self.padding_idx] = 0
-
     def forward(self, input) -> Tensor:
         return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                          self.scale_grad_by_freq)  # fmt: skip
@@ -119,7 +137,7 @@ class Embedding(Module):
         return s
 
 
-class EmbeddingBag(Module):
+class EmbeddingBag(_EmbeddingTable):
     """``F.embedding_bag`` with a learned table: the sum, mean or max of the embeddings of
     each bag of indices (see ``F.embedding_bag`` for bags, offsets and padding).
 
@@ -149,27 +167,10 @@ class EmbeddingBag(Module):
         dtype=None,
     ) -> None:
         super().__init__()
-        if sparse:
-            raise refused("nn.EmbeddingBag(sparse=True), a sparse gradient,", "sparse")
-        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
         self.mode, self.include_last_offset = mode, include_last_offset
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        if padding_idx is not None:
-            padding_idx = padding_idx % self.num_embeddings
-        self.padding_idx = padding_idx
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
-        if _weight is None:
-            self.weight = Parameter(np.empty((self.num_embeddings, self.embedding_dim), dtype))
-            self.reset_parameters()
-        else:
-            self.weight = Parameter(_weight)
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight)
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight.data[self.padding_idx] = 0
+        self._make_table(num_embeddings, embedding_dim, padding_idx, sparse, _weight, dtype)
 
     def forward(self, input, offsets=None, per_sample_weights=None) -> Tensor:
         return embedding_bag(

@@ -11,12 +11,10 @@ Example::
 
 from __future__ import annotations
 
-import numpy as np
-
 from minigrad import dtypes
 from minigrad.nn.functional.instance_norm import instance_norm
 from minigrad.nn.module import Module
-from minigrad.nn.parameter import Parameter
+from minigrad.nn.normalization import _register_affine, _register_running_stats
 from minigrad.tensor import Tensor
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
@@ -41,24 +39,9 @@ class _InstanceNorm(Module):
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.has_bias = bias
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
-        if affine:  # ``bias=False``: a learned scale only (PyTorch's keyword)
-            self.weight = Parameter(np.ones(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(np.zeros(num_features, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype=dtype)))
-            self.register_buffer("running_var", Tensor(np.ones(num_features, dtype=dtype)))
-            self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        dtype = dtypes.or_default_float(dtype)
+        _register_affine(self, num_features, dtype, affine, bias=bias)
+        _register_running_stats(self, num_features, dtype, track_running_stats)
 
     def forward(self, input: Tensor) -> Tensor:
         batched = self.spatial + 2

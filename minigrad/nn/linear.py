@@ -61,7 +61,7 @@ class Linear(Module):
                 raise ValueError(f"Linear: {name} must be a non-negative int, got {value!r}")
         self.in_features = int(in_features)
         self.out_features = int(out_features)
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        dtype = dtypes.or_default_float(dtype)
         self.weight = Parameter(np.empty((self.out_features, self.in_features), dtype=dtype))
         if bias:
             self.bias = Parameter(np.empty((self.out_features,), dtype=dtype))
@@ -126,7 +126,7 @@ class Bilinear(Module):
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
-        dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+        dtype = dtypes.or_default_float(dtype)
         self.weight = Parameter(np.empty((out_features, in1_features, in2_features), dtype=dtype))
         if bias:
             self.bias = Parameter(np.empty((out_features,), dtype=dtype))

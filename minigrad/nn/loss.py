@@ -1,6 +1,7 @@
-"""Loss modules: ``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss`` (the ``F.*`` losses with
-their options stored). As in PyTorch, a class ``weight`` is a buffer, so it appears in
-``state_dict`` when given."""
+"""Loss modules: the base ``_Loss`` (an ``F.*`` loss with its options stored) and
+``CrossEntropyLoss``, ``NLLLoss``, ``MSELoss``; the other losses, built the same way,
+are in ``loss_composite.py``. As in PyTorch, a class ``weight`` is a buffer, so it
+appears in ``state_dict`` when given."""
 
 from __future__ import annotations
 
@@ -11,7 +12,35 @@ from minigrad.tensor import Tensor, as_tensor
 __all__ = ["CrossEntropyLoss", "NLLLoss", "NLLLoss2d", "MSELoss"]
 
 
-class CrossEntropyLoss(Module):
+class _Loss(Module):
+    """A loss with its options stored: ``forward(*inputs) = fn(*inputs, **options)``.
+
+    ``reduction`` (one of ``reductions``) and PyTorch's deprecated ``size_average`` and
+    ``reduce`` are checked when the module is built (``F.check_reduction``); the options
+    named in ``weights`` are kept as buffers, the others as attributes.
+    """
+
+    fn = None  # the F.* loss, set by each subclass
+    weights: tuple[str, ...] = ()
+    reductions: tuple[str, ...] = F.REDUCTIONS
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", **options):
+        super().__init__()
+        F.check_reduction(type(self).__name__, reduction, size_average, reduce, self.reductions)
+        self.reduction = reduction
+        self._options = tuple(options)
+        for name, value in options.items():
+            if name in self.weights:
+                self.register_buffer(name, None if value is None else as_tensor(value))
+            else:
+                setattr(self, name, value)
+
+    def forward(self, *inputs: Tensor) -> Tensor:
+        options = {k: getattr(self, k) for k in self._options}
+        return type(self).fn(*inputs, reduction=self.reduction, **options)
+
+
+class CrossEntropyLoss(_Loss):
     """``F.cross_entropy(input, target, ...)`` as a module.
 
     Args:
@@ -32,6 +61,9 @@ class CrossEntropyLoss(Module):
         >>> loss.backward()
     """
 
+    fn = staticmethod(F.cross_entropy)
+    weights = ("weight",)
+
     def __init__(
         self,
         weight: Tensor | None = None,
@@ -41,30 +73,21 @@ class CrossEntropyLoss(Module):
         reduction: str = "mean",
         label_smoothing: float = 0.0,
     ) -> None:
-        super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError(
-                "CrossEntropyLoss: size_average and reduce are deprecated; use reduction="
-            )
-        F._check_reduction("CrossEntropyLoss", reduction)
-        self.register_buffer("weight", None if weight is None else as_tensor(weight))
-        self.ignore_index = ignore_index
-        self.reduction = reduction
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.cross_entropy(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-            label_smoothing=self.label_smoothing,
+        super().__init__(
+            size_average,
+            reduce,
+            reduction,
+            weight=weight,
+            ignore_index=ignore_index,
+            label_smoothing=label_smoothing,
         )
 
 
-class NLLLoss(Module):
+class NLLLoss(_Loss):
     """``F.nll_loss(input, target, ...)`` as a module (input holds log-probabilities)."""
+
+    fn = staticmethod(F.nll_loss)
+    weights = ("weight",)
 
     def __init__(
         self,
@@ -74,25 +97,10 @@ class NLLLoss(Module):
         reduce=None,
         reduction: str = "mean",
     ) -> None:
-        super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError("NLLLoss: size_average and reduce are deprecated; use reduction=")
-        F._check_reduction("NLLLoss", reduction)
-        self.register_buffer("weight", None if weight is None else as_tensor(weight))
-        self.ignore_index = ignore_index
-        self.reduction = reduction
-
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.nll_loss(
-            input,
-            target,
-            weight=self.weight,
-            ignore_index=self.ignore_index,
-            reduction=self.reduction,
-        )
+        super().__init__(size_average, reduce, reduction, weight=weight, ignore_index=ignore_index)
 
 
-class MSELoss(Module):
+class MSELoss(_Loss):
     """Mean squared error ``(input - target)^2`` with ``reduction`` ``'mean'`` | ``'sum'`` |
     ``'none'``. Shape: input and target the same shape; output a scalar (or that shape).
 
@@ -102,15 +110,10 @@ class MSELoss(Module):
         2.0
     """
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError("MSELoss: size_average and reduce are deprecated; use reduction=")
-        F._check_reduction("MSELoss", reduction)
-        self.reduction = reduction
+    fn = staticmethod(F.mse_loss)
 
-    def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.mse_loss(input, target, reduction=self.reduction)
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
 
 
 class NLLLoss2d(NLLLoss):

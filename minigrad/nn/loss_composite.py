@@ -15,8 +15,9 @@ from __future__ import annotations
 from minigrad.nn.functional import distance as D
 from minigrad.nn.functional import loss_composite as F
 from minigrad.nn.functional.ctc import ctc_loss
+from minigrad.nn.loss import _Loss
 from minigrad.nn.module import Module
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor
 
 __all__ = [
     "BCELoss",
@@ -40,38 +41,6 @@ __all__ = [
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
 ]
-
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-class _Loss(Module):
-    """A loss with its options stored: ``forward(*inputs) = fn(*inputs, **options)``.
-    ``reduction`` is checked when the module is built; ``weights`` name the options kept
-    as buffers."""
-
-    fn = None  # the F.* loss, set by each subclass
-    weights: tuple[str, ...] = ()
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean", **options):
-        super().__init__()
-        if size_average is not None or reduce is not None:
-            raise TypeError(
-                f"{type(self).__name__}: size_average and reduce are deprecated; use reduction="
-            )
-        allowed = _REDUCTIONS + (("batchmean",) if isinstance(self, KLDivLoss) else ())
-        if reduction not in allowed:
-            raise ValueError(f"{reduction} is not a valid value for reduction")
-        self.reduction = reduction
-        self._options = tuple(options)
-        for name, value in options.items():
-            if name in self.weights:
-                self.register_buffer(name, None if value is None else as_tensor(value))
-            else:
-                setattr(self, name, value)
-
-    def forward(self, *inputs: Tensor) -> Tensor:
-        options = {k: getattr(self, k) for k in self._options}
-        return type(self).fn(*inputs, reduction=self.reduction, **options)
 
 
 class L1Loss(_Loss):
@@ -136,6 +105,7 @@ class KLDivLoss(_Loss):
     ``reduction='batchmean'`` gives the true divergence per sample."""
 
     fn = staticmethod(F.kl_div)
+    reductions = (*_Loss.reductions, "batchmean")
 
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
         super().__init__(size_average, reduce, reduction, log_target=log_target)

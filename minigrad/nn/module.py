@@ -55,13 +55,18 @@ def _addindent(text: str, spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
 
 
-def _check_name(kind: str, name, module: Module) -> None:
+def _check_new_name(kind: str, name, module: Module, registry: dict) -> None:
+    """``name`` may name a ``kind`` (parameter, buffer or module) of ``module``: a
+    non-empty string without ``.``, and no attribute unless one of this kind (those in
+    ``registry``), which it replaces."""
     if not isinstance(name, str):
         raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
     if name == "":
         raise KeyError(f'{kind} name can\'t be empty string ""')
     if "." in name:
         raise KeyError(f'{kind} name can\'t contain ".", got {name!r}')
+    if hasattr(module, name) and name not in registry:
+        raise KeyError(f"attribute '{name}' already exists")
 
 
 class Module:
@@ -110,9 +115,7 @@ class Module:
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add a parameter (or ``None``, a declared but absent one, like ``bias=False``)."""
         self._require_init("parameters")
-        _check_name("parameter", name, self)
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name("parameter", name, self, self._parameters)
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
@@ -129,9 +132,7 @@ class Module:
         """Add a buffer: state that is not a parameter (not trained) but moves with the
         module's dtype and, if ``persistent``, is part of ``state_dict``."""
         self._require_init("buffers")
-        _check_name("buffer", name, self)
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name("buffer", name, self, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
@@ -148,9 +149,7 @@ class Module:
         self._require_init("modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        _check_name("module", name, self)
-        if hasattr(self, name) and name not in self._modules:
-            raise KeyError(f"attribute '{name}' already exists")
+        _check_new_name("module", name, self, self._modules)
         self._modules[name] = module
 
     register_module = add_module

@@ -33,10 +33,6 @@ __all__ = [
 ]
 
 
-def _dtype(dtype) -> np.dtype:
-    return dtypes.as_dtype(dtype) or dtypes.default_float
-
-
 def _positive_int(layer: str, name: str, value) -> int:
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value <= 0:
         raise ValueError(f"{layer}: {name} must be a positive int, got {value!r}")
@@ -50,6 +46,20 @@ def _register_affine(module: Module, shape, dtype, affine: bool, bias: bool) -> 
     module.register_parameter(
         "bias", Parameter(np.zeros(shape, dtype=dtype)) if affine and bias else None
     )
+
+
+def _register_running_stats(module: Module, num_features: int, dtype, track: bool) -> None:
+    """The buffers of a norm that tracks running statistics: ``running_mean`` (zeros)
+    and ``running_var`` (ones) of ``num_features``, ``num_batches_tracked`` (0, int64);
+    each None when it does not track them."""
+    if track:
+        module.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype=dtype)))
+        module.register_buffer("running_var", Tensor(np.ones(num_features, dtype=dtype)))
+        module.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
+    else:
+        module.register_buffer("running_mean", None)
+        module.register_buffer("running_var", None)
+        module.register_buffer("num_batches_tracked", None)
 
 
 def _reset_affine(module: Module) -> None:
@@ -100,7 +110,9 @@ class LayerNorm(Module):
         self.normalized_shape = normalized_shape_tuple("LayerNorm", normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        _register_affine(self, self.normalized_shape, _dtype(dtype), elementwise_affine, bias)
+        _register_affine(
+            self, self.normalized_shape, dtypes.or_default_float(dtype), elementwise_affine, bias
+        )
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""
@@ -152,7 +164,9 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(np.ones(self.normalized_shape, dtype=_dtype(dtype)))
+            self.weight = Parameter(
+                np.ones(self.normalized_shape, dtype=dtypes.or_default_float(dtype))
+            )
         else:
             self.register_parameter("weight", None)
 
@@ -193,17 +207,9 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        dtype = _dtype(dtype)
-        c = self.num_features
-        _register_affine(self, c, dtype, affine, bias)
-        if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(c, dtype=dtype)))
-            self.register_buffer("running_var", Tensor(np.ones(c, dtype=dtype)))
-            self.register_buffer("num_batches_tracked", Tensor(np.array(0, dtype=np.int64)))
-        else:
-            self.register_buffer("running_mean", None)
-            self.register_buffer("running_var", None)
-            self.register_buffer("num_batches_tracked", None)
+        dtype = dtypes.or_default_float(dtype)
+        _register_affine(self, self.num_features, dtype, affine, bias)
+        _register_running_stats(self, self.num_features, dtype, track_running_stats)
 
     def reset_running_stats(self) -> None:
         """running_mean = 0, running_var = 1, num_batches_tracked = 0."""
@@ -372,7 +378,7 @@ class GroupNorm(Module):
             )
         self.eps = eps
         self.affine = affine
-        _register_affine(self, self.num_channels, _dtype(dtype), affine, bias)
+        _register_affine(self, self.num_channels, dtypes.or_default_float(dtype), affine, bias)
 
     def reset_parameters(self) -> None:
         """weight = 1, bias = 0."""

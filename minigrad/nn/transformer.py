@@ -29,14 +29,13 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.nn.attention import MultiheadAttention
+from minigrad.nn.attention import MultiheadAttention, _check_sequences
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.functional.activation import gelu, relu, silu
 from minigrad.nn.linear import Identity, Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm, RMSNorm
-from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
 __all__ = [
@@ -66,7 +65,7 @@ def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
         raise ValueError(
             f"generate_square_subsequent_mask: sz must be a non-negative int, got {sz!r}"
         )
-    dtype = dtypes.as_dtype(dtype) or dtypes.default_float
+    dtype = dtypes.or_default_float(dtype)
     mask = np.triu(np.full((sz, sz), -np.inf, dtype=dtype), 1)
     return Tensor._make(mask, False, None)
 
@@ -81,7 +80,9 @@ _ACTIVATIONS = {"relu": relu, "gelu": gelu}
 
 
 class _ResidualBlock(Module):
-    """The forward shared by ``TransformerEncoderLayer`` and ``TransformerBlock``.
+    """The sub-layers and blocks of a Transformer layer: the forward of
+    ``TransformerEncoderLayer`` and ``TransformerBlock``; ``TransformerDecoderLayer``
+    (``transformer_decoder.py``) adds cross-attention and has its own forward.
 
     Subclasses call ``_add_sublayers`` and set ``activation``.
     """
@@ -91,23 +92,29 @@ class _ResidualBlock(Module):
 
     def _add_sublayers(
         self, d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
-        make_norm, dtype, linear1_out=None,
+        make_norm, dtype, linear1_out=None, cross_attention=False,
     ) -> None:  # fmt: skip
         """``self_attn``, ``linear1``, ``dropout``, ``linear2``, ``norm1``, ``norm2``,
         ``dropout1``, ``dropout2``: PyTorch's names, in its order (the ``state_dict``
-        keys). ``make_norm()`` builds each norm; ``linear1_out`` defaults to
-        ``dim_feedforward``."""
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
-        )
+        keys); with ``cross_attention`` (the decoder layer) also ``multihead_attn`` after
+        ``self_attn``, and ``norm3`` and ``dropout3``. ``make_norm()`` builds each norm;
+        ``linear1_out`` defaults to ``dim_feedforward``."""
+        attn = dict(dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype)
+        self.self_attn = MultiheadAttention(d_model, nhead, **attn)
+        if cross_attention:
+            self.multihead_attn = MultiheadAttention(d_model, nhead, **attn)
         self.linear1 = Linear(d_model, linear1_out or dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
         self.norm_first = bool(norm_first)
         self.norm1 = make_norm()
         self.norm2 = make_norm()
+        if cross_attention:
+            self.norm3 = make_norm()
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
+        if cross_attention:
+            self.dropout3 = Dropout(dropout)
 
     def forward(
         self,
@@ -135,30 +142,65 @@ class _ResidualBlock(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        x = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(x)
+        return self.dropout1(_attend(self.self_attn, x, x, attn_mask, key_padding_mask, is_causal))
 
     def _ff_block(self, x) -> Tensor:
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return self.dropout2(self._feed_forward(x))
+
+    def _feed_forward(self, x) -> Tensor:
+        """The position-wise network, without the dropout on its output."""
+        return self.linear2(self.dropout(self.activation(self.linear1(x))))
 
 
-def _check_sizes(name: str, d_model, nhead, dim_feedforward) -> None:
-    for arg, value in (
-        ("d_model", d_model),
-        ("nhead", nhead),
-        ("dim_feedforward", dim_feedforward),
-    ):
-        if not isinstance(value, (int, np.integer)) or value <= 0:
+def _attend(attn: MultiheadAttention, x, memory, attn_mask, key_padding_mask, is_causal):
+    """``attn`` from the queries ``x`` to the keys and values ``memory`` (``x`` itself in
+    self-attention): the attention output alone, without the weights."""
+    out, _ = attn(
+        x,
+        memory,
+        memory,
+        attn_mask=attn_mask,
+        key_padding_mask=key_padding_mask,
+        need_weights=False,
+        is_causal=is_causal,
+    )
+    return out
+
+
+def _check_sizes(name: str, **sizes) -> None:
+    """Each of ``sizes`` (``d_model=...``) must be a positive int (``ValueError``)."""
+    for arg, value in sizes.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
             raise ValueError(f"{name}: {arg} must be a positive int, got {value!r}")
+
+
+def _resolve_activation(name: str, activation) -> Callable[[Tensor], Tensor]:
+    """A layer's ``activation`` argument as a function: ``'relu'``, ``'gelu'``, or a
+    callable (a function or a module), which is kept."""
+    if isinstance(activation, str):
+        if activation not in _ACTIVATIONS:
+            raise ValueError(
+                f"{name}: activation should be 'relu' or 'gelu' (or a callable), not {activation!r}"
+            )
+        return _ACTIVATIONS[activation]
+    if not callable(activation):
+        raise TypeError(
+            f"{name}: activation must be 'relu', 'gelu' or a callable, "
+            f"got {type(activation).__name__}"
+        )
+    return activation
+
+
+def _clone_layers(name: str, layer_arg: str, layer, num_layers) -> ModuleList:
+    """``num_layers`` independent deep copies of ``layer`` (same initial weights, trained
+    separately), for a stack such as ``TransformerEncoder``; ``layer_arg`` names the
+    argument in the messages."""
+    if not isinstance(layer, Module):
+        raise TypeError(f"{name}: {layer_arg} must be a Module, got {type(layer).__name__}")
+    is_int = isinstance(num_layers, (int, np.integer)) and not isinstance(num_layers, bool)
+    if not is_int or num_layers < 0:
+        raise ValueError(f"{name}: num_layers must be a non-negative int, got {num_layers!r}")
+    return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
 
 
 class TransformerEncoderLayer(_ResidualBlock):
@@ -210,24 +252,13 @@ class TransformerEncoderLayer(_ResidualBlock):
         dtype=None,
     ) -> None:
         super().__init__()
-        _check_sizes("TransformerEncoderLayer", d_model, nhead, dim_feedforward)
+        name = "TransformerEncoderLayer"
+        _check_sizes(name, d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward)
         self._add_sublayers(
             d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
             lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype), dtype,
         )  # fmt: skip
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise ValueError(
-                    f"TransformerEncoderLayer: activation should be 'relu' or 'gelu' (or a "
-                    f"callable), not {activation!r}"
-                )
-            activation = _ACTIVATIONS[activation]
-        elif not callable(activation):
-            raise TypeError(
-                f"TransformerEncoderLayer: activation must be 'relu', 'gelu' or a callable, "
-                f"got {type(activation).__name__}"
-            )
-        self.activation = activation
+        self.activation = _resolve_activation(name, activation)
 
 
 class TransformerEncoder(Module):
@@ -265,16 +296,9 @@ class TransformerEncoder(Module):
         mask_check: bool = True,
     ) -> None:
         super().__init__()
-        if not isinstance(encoder_layer, Module):
-            raise TypeError(
-                f"TransformerEncoder: encoder_layer must be a Module, got "
-                f"{type(encoder_layer).__name__}"
-            )
-        if not isinstance(num_layers, (int, np.integer)) or num_layers < 0:
-            raise ValueError(
-                f"TransformerEncoder: num_layers must be a non-negative int, got {num_layers!r}"
-            )
-        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.layers = _clone_layers(
+            "TransformerEncoder", "encoder_layer", encoder_layer, num_layers
+        )
         self.num_layers = int(num_layers)
         self.norm = norm
 
@@ -295,13 +319,7 @@ class TransformerEncoder(Module):
                 only a hint, as in the layers (``None``, the default, means False; PyTorch
                 uses it to look for a causal ``mask``, which changes nothing here).
         """
-        if not isinstance(src, Tensor):
-            raise TypeError(f"TransformerEncoder: src must be a Tensor, got {type(src).__name__}")
-        if src.ndim not in (2, 3):
-            raise ValueError(
-                f"TransformerEncoder: src must be 3-D (batched) or 2-D (unbatched), got shape "
-                f"{shape_str(src.shape)}"
-            )
+        _check_sequences("TransformerEncoder", "src", src)
         is_causal = bool(is_causal)
         x = src
         for layer in self.layers:
@@ -362,7 +380,9 @@ class TransformerBlock(_ResidualBlock):
         dtype=None,
     ) -> None:
         super().__init__()
-        _check_sizes("TransformerBlock", d_model, nhead, dim_feedforward)
+        _check_sizes(
+            "TransformerBlock", d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward
+        )
         if norm not in ("layer", "rms", "none"):
             raise ValueError(
                 f"TransformerBlock: norm must be 'layer', 'rms' or 'none', got {norm!r}"

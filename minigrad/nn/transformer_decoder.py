@@ -21,47 +21,27 @@ mask marks with True what may NOT be attended, a float mask is added to the scor
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-
-import numpy as np
-
 from minigrad.nn import init
-from minigrad.nn.attention import MultiheadAttention
-from minigrad.nn.containers import ModuleList
-from minigrad.nn.dropout import Dropout
-from minigrad.nn.functional import gelu, relu
-from minigrad.nn.linear import Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm
-from minigrad.nn.transformer import TransformerEncoder, TransformerEncoderLayer
+from minigrad.nn.transformer import (
+    TransformerEncoder,
+    TransformerEncoderLayer,
+    _attend,
+    _check_sizes,
+    _clone_layers,
+    _ResidualBlock,
+    _resolve_activation,
+)
 from minigrad.nn.transformer import generate_square_subsequent_mask as _causal_mask
 from minigrad.tensor import Tensor
 
 __all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
 
 
-def _activation(name: str, activation) -> Callable[[Tensor], Tensor]:
-    if isinstance(activation, str):
-        fns = {"relu": relu, "gelu": gelu}
-        if activation not in fns:
-            raise ValueError(
-                f"{name}: activation should be 'relu' or 'gelu' (or a callable), not {activation!r}"
-            )
-        return fns[activation]
-    if not callable(activation):
-        raise TypeError(f"{name}: activation must be 'relu', 'gelu' or a callable")
-    return activation
-
-
-def _check_sizes(name: str, **sizes) -> None:
-    for arg, value in sizes.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-            raise ValueError(f"{name}: {arg} must be a positive int, got {value!r}")
-
-
-class TransformerDecoderLayer(Module):
-    """Self-attention, cross-attention to ``memory``, feed-forward (see the module docstring).
+class TransformerDecoderLayer(_ResidualBlock):
+    """Self-attention, cross-attention to ``memory``, feed-forward (see the module docstring):
+    the encoder layer's sub-layers and blocks with one more, cross-attention.
 
     Args: as ``TransformerEncoderLayer``: ``d_model``, ``nhead``, ``dim_feedforward=2048``,
     ``dropout=0.1``, ``activation='relu'``, ``layer_norm_eps=1e-5``, ``batch_first=False``,
@@ -96,20 +76,12 @@ class TransformerDecoderLayer(Module):
         super().__init__()
         name = "TransformerDecoderLayer"
         _check_sizes(name, d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward)
-        attn = dict(dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, **attn)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, **attn)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = bool(norm_first)
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(name, activation)
+        self._add_sublayers(
+            d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
+            lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype), dtype,
+            cross_attention=True,
+        )  # fmt: skip
+        self.activation = _resolve_activation(name, activation)
 
     def forward(
         self,
@@ -148,23 +120,13 @@ class TransformerDecoderLayer(Module):
             x = self.norm3(x + self._ff_block(x))
         return x
 
-    # self-attention then dropout1: the encoder layer's block (same attribute names)
-    _sa_block = TransformerEncoderLayer._sa_block
-
+    # _sa_block (self-attention, then dropout1) and _feed_forward come from _ResidualBlock
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal) -> Tensor:
-        x = self.multihead_attn(
-            x,
-            mem,
-            mem,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout2(x)
+        attended = _attend(self.multihead_attn, x, mem, attn_mask, key_padding_mask, is_causal)
+        return self.dropout2(attended)
 
     def _ff_block(self, x) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+        return self.dropout3(self._feed_forward(x))
 
 
 class TransformerDecoder(Module):
@@ -180,17 +142,10 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer: Module, num_layers: int, norm: Module | None = None):
         super().__init__()
-        if not isinstance(decoder_layer, Module):
-            raise TypeError(
-                f"TransformerDecoder: decoder_layer must be a Module, got "
-                f"{type(decoder_layer).__name__}"
-            )
-        if isinstance(num_layers, bool) or not isinstance(num_layers, int) or num_layers < 0:
-            raise ValueError(
-                f"TransformerDecoder: num_layers must be a non-negative int, got {num_layers!r}"
-            )
-        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
-        self.num_layers = num_layers
+        self.layers = _clone_layers(
+            "TransformerDecoder", "decoder_layer", decoder_layer, num_layers
+        )
+        self.num_layers = int(num_layers)
         self.norm = norm
 
     def forward(

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
 
@@ -51,14 +52,13 @@ class Adagrad(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        for name, value in (
-            ("learning rate", lr),
-            ("lr_decay value", lr_decay),
-            ("weight_decay value", weight_decay),
-            ("epsilon value", eps),
-            ("initial_accumulator_value", initial_accumulator_value),
-        ):
-            _check_non_negative(name, value)
+        check_non_negative(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            eps=eps,
+            initial_accumulator_value=initial_accumulator_value,
+        )
         defaults = dict(
             lr=lr,
             lr_decay=lr_decay,

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["AdamFamily", "check_betas", "decay_weight", "update_first_moment", "update_moments"]
 
@@ -64,9 +65,9 @@ class AdamFamily(Optimizer):
     state_arrays: tuple[str, ...] = ("exp_avg", "exp_avg_sq")
 
     def __init__(self, params, defaults: dict) -> None:
-        _check_non_negative("learning rate", defaults["lr"])
-        _check_non_negative("epsilon value", defaults["eps"])
-        _check_non_negative("weight_decay value", defaults["weight_decay"])
+        check_non_negative(
+            lr=defaults["lr"], eps=defaults["eps"], weight_decay=defaults["weight_decay"]
+        )
         defaults["betas"] = check_betas(defaults["betas"])
         super().__init__(params, defaults)
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["ASGD"]
 
@@ -51,8 +52,7 @@ class ASGD(Optimizer):
         differentiable: bool = False,
         capturable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("weight_decay value", weight_decay)
+        check_non_negative(lr=lr, weight_decay=weight_decay)
         defaults = dict(
             lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, maximize=maximize
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.optim.adam_family import AdamFamily, decay_weight, update_moments
-from minigrad.optim.optimizer import _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
 
 __all__ = ["NAdam"]
 
@@ -55,7 +55,7 @@ class NAdam(AdamFamily):
         capturable: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("momentum_decay value", momentum_decay)
+        check_non_negative(momentum_decay=momentum_decay)
         defaults = dict(
             lr=lr,
             betas=betas,

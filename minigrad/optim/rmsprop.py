@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["RMSprop"]
 
@@ -52,14 +53,9 @@ class RMSprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        for name, value in (
-            ("learning rate", lr),
-            ("epsilon value", eps),
-            ("momentum value", momentum),
-            ("weight_decay value", weight_decay),
-            ("alpha value", alpha),
-        ):
-            _check_non_negative(name, value)
+        check_non_negative(
+            lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
+        )
         defaults = dict(
             lr=lr,
             alpha=alpha,

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Rprop"]
 
@@ -45,7 +46,7 @@ class Rprop(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
+        check_non_negative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
         defaults = dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize)

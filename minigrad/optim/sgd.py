@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.optimizer import Optimizer, _check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["SGD"]
 
@@ -47,9 +48,7 @@ class SGD(Optimizer):
         *,
         maximize: bool = False,
     ) -> None:
-        _check_non_negative("learning rate", lr)
-        _check_non_negative("momentum value", momentum)
-        _check_non_negative("weight_decay value", weight_decay)
+        check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(

@@ -7,6 +7,7 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.autograd import gradcheck, gradgradcheck
+from minigrad.unsupported import UnsupportedError
 
 
 @pytest.mark.parametrize("padding_idx", [None, 2, -1])
@@ -57,6 +58,21 @@ def test_errors():
         e(mg.tensor([0.0, 1.0]))
     with pytest.raises(ValueError, match="padding_idx"):
         nn.Embedding(5, 2, padding_idx=5)
+
+
+@pytest.mark.parametrize("cls", [nn.Embedding, nn.EmbeddingBag])
+def test_both_tables_check_their_options_alike(cls):
+    with pytest.raises(ValueError, match=f"{cls.__name__}: padding_idx 5 must be within"):
+        cls(5, 2, padding_idx=5)  # not wrapped around to row 0
+    assert cls(5, 2, padding_idx=-1).padding_idx == 4
+    with pytest.raises(ValueError, match=r"_weight has shape \[2, 2\], expected \[5, 2\]"):
+        cls(5, 2, _weight=np.ones((2, 2), dtype=np.float32))
+    with pytest.raises(UnsupportedError, match=rf"nn.{cls.__name__}\(sparse=True\)"):
+        cls(5, 2, sparse=True)
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        cls(5, -1)
+    table = cls(5, 2, padding_idx=1)
+    assert (table.weight.numpy()[1] == 0).all() and (table.weight.numpy()[0] != 0).all()
 
 
 def test_repr_matches_pytorch(torch):

@@ -1,7 +1,7 @@
 """ParameterList / ParameterDict, Bilinear, InstanceNorm1d/2d/3d, BatchNorm3d, the padding
 layers and the channel / alpha dropouts: against PyTorch's layers (same weights: outputs,
 gradients, running statistics, state_dict keys) and, always, gradcheck and the
-statistics each one promises."""
+statistics each one promises; the dtype of every layer's state under a float64 default."""
 
 import numpy as np
 import pytest
@@ -331,3 +331,35 @@ def test_factory_kwargs_like_pytorch(torch):
     for bad in ({"bias": True}, {"dtype": 1, "factory_kwargs": {"dtype": 2}}):
         with pytest.raises(TypeError):
             nn.factory_kwargs(bad)
+
+
+LAYERS_WITH_STATE = [
+    lambda nn: nn.Linear(3, 2),
+    lambda nn: nn.Bilinear(3, 2, 4),
+    lambda nn: nn.PReLU(3),
+    lambda nn: nn.Embedding(5, 3, padding_idx=0),
+    lambda nn: nn.EmbeddingBag(5, 3),
+    lambda nn: nn.MultiheadAttention(4, 2, add_bias_kv=True),
+    lambda nn: nn.MultiheadAttention(4, 2, kdim=3, vdim=5),
+    lambda nn: nn.LayerNorm(4),
+    lambda nn: nn.RMSNorm(4),
+    lambda nn: nn.GroupNorm(2, 4),
+    lambda nn: nn.BatchNorm1d(4),
+    lambda nn: nn.InstanceNorm1d(4, affine=True, track_running_stats=True),
+    lambda nn: nn.TransformerEncoderLayer(4, 2, 8),
+    lambda nn: nn.TransformerDecoderLayer(4, 2, 8),
+]
+
+
+@pytest.mark.parametrize("make", LAYERS_WITH_STATE)
+def test_parameters_and_buffers_follow_the_default_dtype_as_pytorchs(torch, make):
+    def dtypes(layer):
+        return {k: str(v.dtype).replace("torch.", "") for k, v in layer.state_dict().items()}
+
+    try:
+        mg.set_default_dtype(mg.float64)
+        torch.set_default_dtype(torch.float64)
+        assert dtypes(make(nn)) == dtypes(make(torch.nn))
+    finally:
+        mg.set_default_dtype(mg.float32)
+        torch.set_default_dtype(torch.float32)

@@ -1,6 +1,8 @@
 """Losses: cross_entropy (index and probability targets, K-dim, ignore_index, label
 smoothing, class weights, reductions), nll_loss, mse_loss and their modules, against
-PyTorch; gradcheck / gradgradcheck; stability; errors."""
+PyTorch; gradcheck / gradgradcheck; stability; errors; and every loss's reduction options."""
+
+import inspect
 
 import numpy as np
 import pytest
@@ -232,3 +234,65 @@ def test_loss_modules_match_functions_and_register_weight(torch, rng):
     with pytest.raises(ValueError, match="reduction"):
         nn.MSELoss(reduction="max")
     assert repr(nn.CrossEntropyLoss()) == repr(torch.nn.CrossEntropyLoss())
+
+
+# ------------------------------------------------------------------ every loss's reduction options
+def _loss_functions():
+    """Every ``F.*`` function with a ``reduction`` argument, with its number of required
+    positional arguments and whether it takes PyTorch's legacy ``size_average``."""
+    found = []
+    for name in sorted(dir(F)):
+        fn = getattr(F, name)
+        if inspect.isclass(fn) or not callable(fn):
+            continue
+        params = inspect.signature(fn).parameters.values()
+        if "reduction" in [p.name for p in params]:
+            required = [p for p in params if p.default is p.empty and p.kind is not p.KEYWORD_ONLY]
+            legacy = "size_average" in [p.name for p in params]
+            found.append(pytest.param(fn, len(required), legacy, id=name))
+    return found
+
+
+def _loss_modules():
+    """Every loss layer: the subclasses of ``_Loss`` that ``nn`` exports."""
+    from minigrad.nn.modules.loss import _Loss
+
+    classes = [getattr(nn, name) for name in sorted(dir(nn))]
+    return [c for c in classes if isinstance(c, type) and issubclass(c, _Loss)]
+
+
+LOSS_FUNCTIONS = _loss_functions()
+LOSS_MODULES = _loss_modules()
+
+
+def test_the_loss_enumerations_find_every_loss():
+    assert len(LOSS_FUNCTIONS) >= 22 and len(LOSS_MODULES) >= 22
+    assert nn.CrossEntropyLoss in LOSS_MODULES and nn.MSELoss in LOSS_MODULES
+
+
+@pytest.mark.parametrize("fn, n_inputs, legacy", LOSS_FUNCTIONS)
+def test_every_loss_function_checks_its_reduction_before_reading_its_inputs(fn, n_inputs, legacy):
+    inputs = [None] * n_inputs  # never read: the options are checked first
+    with pytest.raises(ValueError, match=f"{fn.__name__}: reduction must be one of .*'avg'"):
+        fn(*inputs, reduction="avg")
+    if legacy:
+        for old in ({"size_average": True}, {"reduce": False}):
+            with pytest.raises(TypeError, match=f"{fn.__name__}: size_average and reduce"):
+                fn(*inputs, **old)
+
+
+@pytest.mark.parametrize("cls", LOSS_MODULES, ids=lambda c: c.__name__)
+def test_every_loss_module_checks_its_reduction_when_built(cls):
+    with pytest.raises(ValueError, match=f"{cls.__name__}: reduction must be one of"):
+        cls(reduction="avg")
+    if "size_average" in inspect.signature(cls).parameters:
+        with pytest.raises(TypeError, match=f"{cls.__name__}: size_average and reduce"):
+            cls(size_average=False)
+
+
+def test_batchmean_is_kl_divs_alone():
+    assert nn.KLDivLoss(reduction="batchmean").reduction == "batchmean"
+    with pytest.raises(ValueError, match="got 'batchmean'"):
+        nn.L1Loss(reduction="batchmean")
+    with pytest.raises(ValueError, match="got 'batchmean'"):
+        F.l1_loss(mg.zeros(2), mg.zeros(2), reduction="batchmean")

@@ -3,6 +3,7 @@ spectral_norm): values, gradients and state_dict keys against PyTorch."""
 
 import numpy as np
 import pytest
+from module_parity import assert_same_gradients, forward_both, load_into_torch
 
 import minigrad as mg
 from minigrad import nn
@@ -73,14 +74,10 @@ def test_weight_norm_matches_pytorch(torch, dim):
     ours = parametrizations.weight_norm(nn.Linear(4, 3), dim=dim)
     theirs = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 3), dim=dim)
     assert sorted(ours.state_dict()) == sorted(theirs.state_dict())
-    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    load_into_torch(torch, ours, theirs)
     x = np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32)
-    o, t = ours(mg.tensor(x)), theirs(torch.tensor(x))
-    np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
-    (o**2).sum().backward()
-    (t**2).sum().backward()
-    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)
+    o, t = forward_both(torch, ours, theirs, x, rtol=1e-5, atol=1e-6)
+    assert_same_gradients(o, t, ours.parameters(), theirs.parameters(), rtol=1e-4, atol=1e-5)
 
 
 def test_weight_norm_without_torch():
@@ -96,17 +93,13 @@ def test_spectral_norm_matches_pytorch(torch):
     ours = parametrizations.spectral_norm(nn.Linear(5, 4))
     theirs = torch.nn.utils.parametrizations.spectral_norm(torch.nn.Linear(5, 4))
     assert sorted(ours.state_dict()) == sorted(theirs.state_dict())
-    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    load_into_torch(torch, ours, theirs)
     x = np.random.default_rng(0).normal(size=(2, 5)).astype(np.float32)
     for train in (True, False):
         ours.train(train)
         theirs.train(train)
-        o, t = ours(mg.tensor(x)), theirs(torch.tensor(x))
-        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-5)
-    (o**2).sum().backward()
-    (t**2).sum().backward()
-    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)
+        o, t = forward_both(torch, ours, theirs, x, rtol=1e-4, atol=1e-5)
+    assert_same_gradients(o, t, ours.parameters(), theirs.parameters(), rtol=1e-4, atol=1e-5)
 
 
 def test_spectral_norm_without_torch():

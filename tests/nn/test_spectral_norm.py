@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from module_parity import assert_same_gradients, forward_both
 
 import minigrad as mg
 from minigrad import nn
@@ -31,10 +32,5 @@ def test_spectral_norm_matches_pytorch(torch):
     for train in (True, True, False):
         ours.train(train)
         theirs.train(train)
-        o, t = ours(mg.tensor(x)), theirs(torch.tensor(x))
-        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-4, atol=1e-5)
-    (o**2).sum().backward()
-    (t**2).sum().backward()
-    np.testing.assert_allclose(
-        ours.weight_orig.grad.numpy(), theirs.weight_orig.grad.numpy(), rtol=1e-4, atol=1e-5
-    )
+        o, t = forward_both(torch, ours, theirs, x, rtol=1e-4, atol=1e-5)
+    assert_same_gradients(o, t, [ours.weight_orig], [theirs.weight_orig], rtol=1e-4, atol=1e-5)

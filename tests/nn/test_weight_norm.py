@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from module_parity import assert_same_gradients, forward_both, load_into_torch
 
 import minigrad as mg
 from minigrad import nn
@@ -27,11 +28,7 @@ def test_weight_norm_matches_pytorch(torch, dim):
     ours = nn.utils.weight_norm(nn.Linear(4, 3), dim=dim)
     theirs = torch.nn.utils.weight_norm(torch.nn.Linear(4, 3), dim=dim)
     assert list(ours.state_dict()) == list(theirs.state_dict())
-    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    load_into_torch(torch, ours, theirs)
     x = np.random.default_rng(0).normal(size=(5, 4)).astype(np.float32)
-    o, t = ours(mg.tensor(x)), theirs(torch.tensor(x))
-    np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-5, atol=1e-6)
-    (o**2).sum().backward()
-    (t**2).sum().backward()
-    for (_, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)
+    o, t = forward_both(torch, ours, theirs, x, rtol=1e-5, atol=1e-6)
+    assert_same_gradients(o, t, ours.parameters(), theirs.parameters(), rtol=1e-4, atol=1e-5)

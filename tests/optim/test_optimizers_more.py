@@ -1,7 +1,10 @@
 """RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, ASGD and Rprop against PyTorch's, from
 one table: the same parameters fed the same gradients for several steps (float64 and
 float32), then the parameters, the state's names, and a state_dict round trip. Without
-PyTorch: each rule by hand for one step, and the usual option checks."""
+PyTorch: each rule by hand for one step, and the usual option checks; every optimizer's
+negative-hyperparameter errors against PyTorch's."""
+
+import inspect
 
 import numpy as np
 import pytest
@@ -137,3 +140,32 @@ def test_one_step_by_hand():
 def test_bad_options_are_value_errors(make):
     with pytest.raises(ValueError):
         make([mg.zeros(2, requires_grad=True)])
+
+
+def _numeric_hyperparameters():
+    """(optimizer name, hyperparameter) for every numeric argument of every optimizer."""
+    cases = []
+    for name in optim.__all__:
+        cls = getattr(optim, name)
+        if (
+            isinstance(cls, type)
+            and issubclass(cls, optim.Optimizer)
+            and cls is not optim.Optimizer
+        ):
+            for arg, p in inspect.signature(cls).parameters.items():
+                if isinstance(p.default, (int, float)) and not isinstance(p.default, bool):
+                    cases.append((name, arg))
+    return cases
+
+
+@pytest.mark.parametrize("name, arg", _numeric_hyperparameters())
+def test_a_negative_hyperparameter_is_refused_as_pytorch_refuses_it(torch, name, arg):
+    def outcome(lib):
+        params = [lib.zeros(2, 2, requires_grad=True)]
+        try:
+            getattr(lib.optim, name)(params, **{arg: -1})
+        except Exception as e:
+            return type(e).__name__, str(e)
+        return "accepted"
+
+    assert outcome(mg) == outcome(torch)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.nn.functional.loss import check_reduction
 from minigrad.ops import cat, stack, where
 from minigrad.tensor import Tensor, as_tensor
 
@@ -51,8 +52,7 @@ def ctc_loss(
     ``(N, S)`` padded, or ``(sum(target_lengths),)`` concatenated; ``input_lengths`` and
     ``target_lengths`` ``(N,)``. Output: a scalar, or ``(N,)`` with ``reduction='none'``.
     """
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    check_reduction("ctc_loss", reduction)
     lp = as_tensor(log_probs)
     unbatched = lp.ndim == 2
     if unbatched:

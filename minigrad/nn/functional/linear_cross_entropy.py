@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.linear import linear
-from minigrad.nn.functional.loss import cross_entropy
+from minigrad.nn.functional.loss import check_reduction, cross_entropy
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["LinearCrossEntropyOptions", "linear_cross_entropy"]
@@ -49,6 +49,7 @@ def linear_cross_entropy(
     d_K)``): the logits ``(N, C, d_1, ..., d_K)`` contract ``input``'s last dim with the
     weight's, for a target ``(N, d_1, ..., d_K)``.
     """
+    check_reduction("linear_cross_entropy", reduction)
     w = as_tensor(linear_weight)
     x = as_tensor(input)
     _check(x, w, as_tensor(target), linear_bias, ignore_index)

@@ -40,12 +40,35 @@ from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["cross_entropy", "nll_loss", "mse_loss"]
 
-_REDUCTIONS = ("mean", "sum", "none")
+REDUCTIONS = ("mean", "sum", "none")
 
 
-def _check_reduction(name: str, reduction: str) -> None:
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{name}: reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+def check_reduction(
+    name: str, reduction: str, size_average=None, reduce=None, allowed: tuple = REDUCTIONS
+) -> None:
+    """The checks every loss makes of its reduction arguments, before any work.
+
+    ``reduction`` must be one of ``allowed`` (``ValueError`` otherwise). PyTorch's
+    deprecated ``size_average`` and ``reduce`` are refused with a ``TypeError`` that
+    points at ``reduction=`` (minigrad does not translate them).
+
+    Args:
+        name: the loss's name, which starts every message.
+    """
+    if size_average is not None or reduce is not None:
+        raise TypeError(f"{name}: size_average and reduce are deprecated; use reduction=")
+    if reduction not in allowed:
+        raise ValueError(
+            f"{name}: reduction must be one of {', '.join(map(repr, allowed))}, got {reduction!r}"
+        )
+
+
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    """The losses as they are (``'none'``), averaged (``'mean'``) or added (``'sum'``);
+    ``reduction`` checked by :func:`check_reduction`."""
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
 
 
 def _class_axis_shape(x_shape: tuple, values: np.ndarray) -> np.ndarray:
@@ -312,9 +335,7 @@ def cross_entropy(
         >>> F.cross_entropy(logits, mg.tensor([0])).item()   # -log softmax(logits)[0, 0]
         0.2413...
     """
-    if size_average is not None or reduce is not None:
-        raise TypeError("cross_entropy: size_average and reduce are deprecated; use reduction=")
-    _check_reduction("cross_entropy", reduction)
+    check_reduction("cross_entropy", reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ShapeError(  # RuntimeError, as PyTorch's (and a ValueError)
             f"cross_entropy: label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
@@ -394,9 +415,7 @@ def nll_loss(
     Shape: input ``(N, C)`` / ``(N, C, d1, ...)`` / ``(C,)``; target ``(N)`` /
     ``(N, d1, ...)`` / ``()``.
     """
-    if size_average is not None or reduce is not None:
-        raise TypeError("nll_loss: size_average and reduce are deprecated; use reduction=")
-    _check_reduction("nll_loss", reduction)
+    check_reduction("nll_loss", reduction, size_average, reduce)
     x, target = as_tensor(input), as_tensor(target)
     if x._data.ndim == 0:
         raise ValueError("nll_loss: the input needs a class dimension, got a 0-d tensor")
@@ -426,9 +445,7 @@ def mse_loss(
     result is computed on the broadcast shape with a warning (as PyTorch does), since a
     ``(N, 1)`` prediction against a ``(N,)`` target is usually a bug.
     """
-    if size_average is not None or reduce is not None:
-        raise TypeError("mse_loss: size_average and reduce are deprecated; use reduction=")
-    _check_reduction("mse_loss", reduction)
+    check_reduction("mse_loss", reduction, size_average, reduce)
     x, t = as_tensor(input), as_tensor(target)
     if x._data.shape != t._data.shape:
         try:
@@ -446,7 +463,4 @@ def mse_loss(
             stacklevel=2,
         )
     diff = x - t
-    sq = diff * diff
-    if reduction == "none":
-        return sq
-    return sq.mean() if reduction == "mean" else sq.sum()
+    return reduce_loss(diff * diff, reduction)

@@ -15,6 +15,7 @@ import numpy as np
 from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.activation_composite import softplus
 from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
+from minigrad.nn.functional.loss import REDUCTIONS, check_reduction, reduce_loss
 from minigrad.ops import where
 from minigrad.tensor import Tensor, as_tensor
 
@@ -39,16 +40,6 @@ __all__ = [
 ]
 
 
-def _reduce(name: str, loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    raise ValueError(f"{name}: {reduction!r} is not a valid value for reduction")
-
-
 def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:
     x, y = as_tensor(input), as_tensor(target)
     try:
@@ -61,21 +52,17 @@ def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:
     return x, y
 
 
-def _legacy(size_average, reduce, reduction="mean") -> None:
-    """Refuse the deprecated size_average / reduce, and an unknown ``reduction`` before
-    anything is computed (PyTorch's ValueError comes first too)."""
-    if size_average is not None or reduce is not None:
-        raise TypeError("size_average and reduce are deprecated; use reduction=")
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+def _weighted(loss: Tensor, weight) -> Tensor:
+    """``loss`` times the optional ``weight`` (broadcast), or ``loss`` itself."""
+    return loss if weight is None else loss * as_tensor(weight)
 
 
 # ------------------------------------------------------------------ regression
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``|x - y|``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("l1_loss", reduction, size_average, reduce)
     x, y = _pair("l1_loss", input, target)
-    return _reduce("l1_loss", (x - y).abs(), reduction)
+    return reduce_loss((x - y).abs(), reduction)
 
 
 def smooth_l1_loss(
@@ -88,26 +75,25 @@ def smooth_l1_loss(
 ):
     """``0.5 d^2 / beta`` where ``d = |x - y| < beta``, ``d - 0.5 beta`` elsewhere
     (``beta = 0``: the L1 loss)."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("smooth_l1_loss", reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     x, y = _pair("smooth_l1_loss", input, target)
     d = (x - y).abs()
     if beta == 0:
-        return _reduce("smooth_l1_loss", d, reduction)
-    return _reduce("smooth_l1_loss", where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
+        return reduce_loss(d, reduction)
+    return reduce_loss(where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta), reduction)
 
 
 def huber_loss(input, target, reduction="mean", delta: float = 1.0, weight=None):
     """``0.5 d^2`` where ``d = |x - y| < delta``, ``delta (d - 0.5 delta)`` elsewhere."""
+    check_reduction("huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     x, y = _pair("huber_loss", input, target)
     d = (x - y).abs()
     loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
-    if weight is not None:
-        loss = loss * as_tensor(weight)
-    return _reduce("huber_loss", loss, reduction)
+    return reduce_loss(_weighted(loss, weight), reduction)
 
 
 def poisson_nll_loss(
@@ -123,7 +109,7 @@ def poisson_nll_loss(
     """Negative log-likelihood of ``y ~ Poisson(rate)``: ``exp(x) - y x`` with
     ``log_input`` (x is the log-rate), ``x - y log(x + eps)`` otherwise; ``full`` adds
     Stirling's term ``y log y - y + 0.5 log(2 pi y)`` where ``y > 1``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("poisson_nll_loss", reduction, size_average, reduce)
     x, y = _pair("poisson_nll_loss", input, target)
     loss = x.exp() - y * x if log_input else x - y * (x + eps).log()
     if full:
@@ -131,7 +117,7 @@ def poisson_nll_loss(
         safe = where(big, y, y * 0 + 1)
         stirling = safe * safe.log() - safe + 0.5 * (2 * math.pi * safe).log()
         loss = loss + where(big, stirling, stirling * 0)
-    return _reduce("poisson_nll_loss", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def gaussian_nll_loss(
@@ -147,6 +133,7 @@ def gaussian_nll_loss(
     gradient passes unchanged, as in PyTorch); it may have the input's shape, lack its
     last dimension (one variance per sample), or broadcast to it (one variance for all
     samples: ``(1, D)`` for an ``(N, D)`` input)."""
+    check_reduction("gaussian_nll_loss", reduction)
     x, y = as_tensor(input), as_tensor(target)
     v = as_tensor(var)
     if v.shape != x.shape:
@@ -163,7 +150,7 @@ def gaussian_nll_loss(
     loss = 0.5 * (v.log() + (x - y) ** 2 / v)
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
-    return _reduce("gaussian_nll_loss", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 # ------------------------------------------------------------------ probabilities
@@ -177,7 +164,7 @@ def binary_cross_entropy(
 ):
     """``-w (y log x + (1 - y) log(1 - x))`` for probabilities ``x`` in ``[0, 1]``; each
     log is clamped below at -100, as in PyTorch, so the loss stays finite."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("binary_cross_entropy", reduction, size_average, reduce)
     x, y = as_tensor(input), as_tensor(target)
     if x.shape != y.shape:
         raise ValueError(
@@ -188,9 +175,7 @@ def binary_cross_entropy(
     if ((data < 0) | (data > 1)).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
     loss = -(y * x.log().clamp(min=-100) + (1 - y) * (1 - x).log().clamp(min=-100))
-    if weight is not None:
-        loss = loss * as_tensor(weight)
-    return _reduce("binary_cross_entropy", loss, reduction)
+    return reduce_loss(_weighted(loss, weight), reduction)
 
 
 def binary_cross_entropy_with_logits(
@@ -205,7 +190,7 @@ def binary_cross_entropy_with_logits(
     """``binary_cross_entropy(sigmoid(x), y)`` computed stably from the logits ``x``:
     ``(1 - y) x + (1 + (p - 1) y) softplus(-x)`` with ``p = pos_weight`` (1 when absent,
     broadcast along the last dimension: one weight per class)."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("binary_cross_entropy_with_logits", reduction, size_average, reduce)
     x, y = as_tensor(input), as_tensor(target)
     if x.shape != y.shape:
         raise ValueError(
@@ -213,9 +198,7 @@ def binary_cross_entropy_with_logits(
         )
     log_weight = 1 if pos_weight is None else 1 + (as_tensor(pos_weight) - 1) * y
     loss = (1 - y) * x + log_weight * softplus(-x)
-    if weight is not None:
-        loss = loss * as_tensor(weight)
-    return _reduce("binary_cross_entropy_with_logits", loss, reduction)
+    return reduce_loss(_weighted(loss, weight), reduction)
 
 
 def kl_div(
@@ -231,7 +214,7 @@ def kl_div(
     ``exp(y) (y - x)`` with ``log_target``. ``reduction='batchmean'`` divides the sum by
     the batch size (the true KL divergence); ``'mean'`` averages over every element, as
     PyTorch does."""
-    _legacy(size_average, reduce, "mean" if reduction == "batchmean" else reduction)
+    check_reduction("kl_div", reduction, size_average, reduce, (*REDUCTIONS, "batchmean"))
     x, y = _pair("kl_div", input, target)
     if log_target:
         loss = y.exp() * (y - x)
@@ -239,7 +222,7 @@ def kl_div(
         loss = y.xlogy(y) - y * x
     if reduction == "batchmean":
         return loss.sum() / (x.shape[0] if x.ndim else 1)
-    return _reduce("kl_div", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 # ------------------------------------------------------------------ margins and rankings
@@ -253,14 +236,14 @@ def margin_ranking_loss(
     reduction="mean",
 ):
     """``max(0, -y (x1 - x2) + margin)`` for ``y`` in ``{1, -1}``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("margin_ranking_loss", reduction, size_average, reduce)
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
     if not x1.ndim == x2.ndim == y.ndim:
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {tuple(x1.shape)}, input2: {tuple(x2.shape)}, target: {tuple(y.shape)}"
         )
-    return _reduce("margin_ranking_loss", (-y * (x1 - x2) + margin).relu(), reduction)
+    return reduce_loss((-y * (x1 - x2) + margin).relu(), reduction)
 
 
 def hinge_embedding_loss(
@@ -272,18 +255,18 @@ def hinge_embedding_loss(
     reduction="mean",
 ):
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("hinge_embedding_loss", reduction, size_average, reduce)
     x, y = _pair("hinge_embedding_loss", input, target)
     zero = x * 0
     loss = where(y != -1, x, zero) + where(y != 1, (margin - x).relu(), zero)
-    return _reduce("hinge_embedding_loss", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """``log(1 + exp(-y x))`` for ``y`` in ``{1, -1}``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("soft_margin_loss", reduction, size_average, reduce)
     x, y = _pair("soft_margin_loss", input, target)
-    return _reduce("soft_margin_loss", softplus(-y * x), reduction)
+    return reduce_loss(softplus(-y * x), reduction)
 
 
 def cosine_embedding_loss(
@@ -297,12 +280,12 @@ def cosine_embedding_loss(
 ):
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where
     ``y = -1`` (cosine along the last dimension). Shape: ``(N, D)`` -> ``(N,)``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("cosine_embedding_loss", reduction, size_average, reduce)
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
     cos = cosine_similarity(x1, x2, dim=-1, eps=1e-12)
     zero = cos * 0
     loss = where(y == 1, 1 - cos, zero) + where(y == -1, (cos - margin).relu(), zero)
-    return _reduce("cosine_embedding_loss", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def _class_scores(name: str, x: Tensor) -> Tensor:
@@ -328,7 +311,7 @@ def multi_margin_loss(
 ):
     """Multi-class hinge loss: ``sum_{j != y} max(0, margin - x_y + x_j)^p / C`` per
     sample (times ``weight[y]``). Shape: ``(N, C)`` scores and ``(N,)`` classes -> ``(N,)``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("multi_margin_loss", reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     x = as_tensor(input)
@@ -359,7 +342,7 @@ def multi_margin_loss(
     loss = (hinge * others).sum(1) / c
     if x.ndim < 2:
         loss = loss.reshape(())
-    return _reduce("multi_margin_loss", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def multilabel_margin_loss(
@@ -373,7 +356,7 @@ def multilabel_margin_loss(
     the class indices at the start of the target row, up to the first ``-1`` (a class
     listed twice counts twice, as in PyTorch's loop over the entries).
     Shape: ``(N, C)`` scores and ``(N, C)`` integer targets -> ``(N,)``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("multilabel_margin_loss", reduction, size_average, reduce)
     x = as_tensor(input)
     scores = _class_scores("multilabel_margin_loss", x)
     t = as_tensor(target).numpy()
@@ -397,7 +380,7 @@ def multilabel_margin_loss(
     loss = (margin * pairs).sum((1, 2)) / c
     if x.ndim < 2:
         loss = loss.reshape(())
-    return _reduce("multilabel_margin_loss", loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def multilabel_soft_margin_loss(
@@ -410,12 +393,10 @@ def multilabel_soft_margin_loss(
 ):
     """``-mean_c (y_c log sigmoid(x_c) + (1 - y_c) log sigmoid(-x_c))`` per sample
     (each class term times ``weight[c]``). Shape: ``(N, C)`` -> ``(N,)``."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("multilabel_soft_margin_loss", reduction, size_average, reduce)
     x, y = _pair("multilabel_soft_margin_loss", input, target)
     loss = y * softplus(-x) + (1 - y) * softplus(x)
-    if weight is not None:
-        loss = loss * as_tensor(weight)
-    return _reduce("multilabel_soft_margin_loss", loss.mean(-1), reduction)
+    return reduce_loss(_weighted(loss, weight).mean(-1), reduction)
 
 
 def triplet_margin_loss(
@@ -432,7 +413,7 @@ def triplet_margin_loss(
 ):
     """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the pairwise p-norm distance;
     ``swap`` uses ``min(d(a, n), d(p, n))`` as the negative distance."""
-    _legacy(size_average, reduce, reduction)
+    check_reduction("triplet_margin_loss", reduction, size_average, reduce)
     if margin <= 0:
         raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin}")
 
@@ -454,6 +435,7 @@ def triplet_margin_with_distance_loss(
 ):
     """:func:`triplet_margin_loss` with any ``distance_function(u, v)`` (default: the
     Euclidean pairwise distance)."""
+    check_reduction("triplet_margin_with_distance_loss", reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     return _triplet(
@@ -466,4 +448,4 @@ def _triplet(anchor, positive, negative, dist, margin, swap, reduction) -> Tenso
     d_ap, d_an = dist(a, pos), dist(a, neg)
     if swap:
         d_an = d_an.minimum(dist(pos, neg))
-    return _reduce("triplet_margin_loss", (d_ap - d_an + margin).relu(), reduction)
+    return reduce_loss((d_ap - d_an + margin).relu(), reduction)

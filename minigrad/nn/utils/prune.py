@@ -136,10 +136,8 @@ class RandomUnstructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         k = _count(self.amount, t.size)
-        mask = default_mask.copy()
         draws = _random.default_generator().uniform(0.0, 1.0, t.shape)
-        mask.reshape(-1)[_smallest(draws, k)] = 0
-        return mask
+        return _entry_mask(default_mask, _smallest(draws, k))
 
 
 class L1Unstructured(BasePruningMethod):
@@ -148,9 +146,7 @@ class L1Unstructured(BasePruningMethod):
 
     def compute_mask(self, t, default_mask):
         k = _count(self.amount, t.size)
-        mask = default_mask.copy()
-        mask.reshape(-1)[_smallest(np.abs(t), k)] = 0
-        return mask
+        return _entry_mask(default_mask, _smallest(np.abs(t), k))
 
 
 class LnStructured(BasePruningMethod):
@@ -183,7 +179,15 @@ class RandomStructured(BasePruningMethod):
         return _channel_mask(default_mask, dim, _smallest(draws, k))
 
 
+def _entry_mask(default_mask: np.ndarray, pruned: np.ndarray) -> np.ndarray:
+    """``default_mask`` with the entries at the flat positions ``pruned`` set to 0."""
+    mask = default_mask.copy()
+    mask.reshape(-1)[pruned] = 0
+    return mask
+
+
 def _channel_mask(default_mask: np.ndarray, dim: int, pruned: np.ndarray) -> np.ndarray:
+    """``default_mask`` with the slices ``pruned`` along ``dim`` set to 0."""
     mask = default_mask.copy()
     index = [slice(None)] * mask.ndim
     index[dim] = pruned

@@ -148,15 +148,7 @@ def _collate_mapping(batch):
         for key in elem:
             if key not in d:
                 raise KeyError(f"default_collate: key {key!r} of entry 0 is missing from entry {i}")
-    collated = {key: default_collate([d[key] for d in batch]) for key in elem}
-    if isinstance(elem, MutableMapping):
-        out = copy.copy(elem)  # keeps the mapping's type (OrderedDict, defaultdict, ...)
-        out.update(collated)
-        return out
-    try:
-        return type(elem)(collated)
-    except TypeError:
-        return collated
+    return _mapping_like(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
 
 
 def _collate_sequence(batch):
@@ -164,19 +156,39 @@ def _collate_sequence(batch):
     _check_same_kind(batch, Sequence, "a sequence")
     if any(len(x) != len(elem) for x in batch):
         raise RuntimeError("each element in list of batch should be of equal size")
-    fields = [default_collate(samples) for samples in zip(*batch)]
-    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a named tuple keeps its type
-        return type(elem)(*fields)
-    if isinstance(elem, tuple):
-        return fields  # PyTorch turns a tuple of fields into a list
-    if isinstance(elem, MutableSequence):
-        out = copy.copy(elem)
-        out[:] = fields
+    return _sequence_like(elem, [default_collate(samples) for samples in zip(*batch)])
+
+
+def _mapping_like(like: Mapping, items: dict):
+    """``items`` in a mapping of ``like``'s type: a copy of a mutable mapping (which keeps
+    OrderedDict's or defaultdict's type and settings), another type built from the dict,
+    or the dict itself if that fails."""
+    if isinstance(like, MutableMapping):
+        out = copy.copy(like)
+        out.update(items)
         return out
     try:
-        return type(elem)(fields)
+        return type(like)(items)
     except TypeError:
-        return fields
+        return items
+
+
+def _sequence_like(like: Sequence, items: list):
+    """``items`` in a sequence of ``like``'s type: the same named tuple; a list for a plain
+    tuple (as PyTorch does); a copy of a mutable sequence; another type built from the
+    list, or the list itself if that fails."""
+    if isinstance(like, tuple) and hasattr(like, "_fields"):
+        return type(like)(*items)
+    if isinstance(like, tuple):
+        return items
+    if isinstance(like, MutableSequence):
+        out = copy.copy(like)
+        out[:] = items
+        return out
+    try:
+        return type(like)(items)
+    except TypeError:
+        return items
 
 
 def default_collate(batch):
@@ -228,27 +240,7 @@ def default_convert(data):
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, Mapping):
-        converted = {k: default_convert(v) for k, v in data.items()}
-        if isinstance(data, MutableMapping):
-            out = copy.copy(data)
-            out.update(converted)
-            return out
-        try:
-            return type(data)(converted)
-        except TypeError:
-            return converted
-    if isinstance(data, tuple) and hasattr(data, "_fields"):
-        return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, tuple):
-        return [default_convert(d) for d in data]
+        return _mapping_like(data, {k: default_convert(v) for k, v in data.items()})
     if isinstance(data, Sequence):
-        converted = [default_convert(d) for d in data]
-        if isinstance(data, MutableSequence):
-            out = copy.copy(data)
-            out[:] = converted
-            return out
-        try:
-            return type(data)(converted)
-        except TypeError:
-            return converted
+        return _sequence_like(data, [default_convert(d) for d in data])
     return data
