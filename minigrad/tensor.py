@@ -192,7 +192,12 @@ class Tensor:
     __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
 
     def __init__(self, data, dtype=None, requires_grad: bool = False):
-        self._data = _array_from(data, dtype)
+        self._init_leaf(_array_from(data, dtype), requires_grad)
+
+    def _init_leaf(self, data: np.ndarray, requires_grad: bool) -> None:
+        """Make this tensor a leaf over ``data`` (no copy): no history, no gradient yet
+        (``Tensor.__init__`` and ``nn.Parameter.__init__``)."""
+        self._data = data
         self._counter = None
         self._view = None
         self._grad = None
