@@ -39,7 +39,7 @@ from minigrad import dtypes
 from minigrad.autograd.recording import _recording, module_scope
 from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.printing import shape_str
-from minigrad.tensor import Tensor
+from minigrad.tensor import FloatCasts, Tensor
 
 __all__ = ["Module"]
 
@@ -69,7 +69,7 @@ def _check_new_name(kind: str, name, module: Module, registry: dict) -> None:
         raise KeyError(f"attribute '{name}' already exists")
 
 
-class Module:
+class Module(FloatCasts):
     """Base class for all layers and models; subclasses define ``forward``.
 
     Call ``super().__init__()`` before assigning parameters, buffers or sub-modules.
@@ -398,15 +398,6 @@ class Module:
         for b in self.buffers():
             if b._data.dtype.kind == "f" and b._data.dtype != dtype:
                 b._data = b._data.astype(dtype)
-
-    def float(self) -> Module:
-        return self.to(dtypes.float32)
-
-    def double(self) -> Module:
-        return self.to(dtypes.float64)
-
-    def half(self) -> Module:
-        return self.to(dtypes.float16)
 
     def cpu(self) -> Module:
         return self
