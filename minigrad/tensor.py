@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 from collections import namedtuple
+from typing import Self
 
 import numpy as np
 
@@ -153,7 +154,23 @@ def _ints(value, op: str, arg: str) -> tuple:
     return tuple(int(v) for v in items)
 
 
-class Tensor:
+class FloatCasts:
+    """``float()``, ``double()``, ``half()``: ``self.to(float32 / float64 / float16)``, for
+    every class with a PyTorch-style ``to`` (``Tensor``, ``nn.Module``, ``PackedSequence``)."""
+
+    __slots__ = ()
+
+    def float(self) -> Self:
+        return self.to(dtypes.float32)
+
+    def double(self) -> Self:
+        return self.to(dtypes.float64)
+
+    def half(self) -> Self:
+        return self.to(dtypes.float16)
+
+
+class Tensor(FloatCasts):
     """An n-dimensional array with reverse-mode automatic differentiation.
 
     Args:
@@ -192,7 +209,12 @@ class Tensor:
     __hash__ = object.__hash__  # tensors are hashed by identity (== is elementwise)
 
     def __init__(self, data, dtype=None, requires_grad: bool = False):
-        self._data = _array_from(data, dtype)
+        self._init_leaf(_array_from(data, dtype), requires_grad)
+
+    def _init_leaf(self, data: np.ndarray, requires_grad: bool) -> None:
+        """Make this tensor a leaf over ``data`` (no copy): no history, no gradient yet
+        (``Tensor.__init__`` and ``nn.Parameter.__init__``)."""
+        self._data = data
         self._counter = None
         self._view = None
         self._grad = None
@@ -472,12 +494,6 @@ class Tensor:
         if dtype == self._data.dtype:
             return self.clone() if copy else self
         return A.Cast.apply(self, dtype)
-
-    def float(self) -> Tensor:
-        return self.to(dtypes.float32)
-
-    def double(self) -> Tensor:
-        return self.to(dtypes.float64)
 
     def long(self) -> Tensor:
         return self.to(dtypes.int64)
@@ -1116,9 +1132,6 @@ class Tensor:
 
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
-
-    def half(self) -> Tensor:
-        return self.to(dtypes.float16)
 
     def int(self) -> Tensor:
         return self.to(dtypes.int32)

@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import both_floats, kernel
-from minigrad.kernels.layout import contiguous, row_chunks, vector
+from minigrad.kernels.layout import backward_rows, contiguous, vector
 
 _JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
 _FORWARD = both_floats("void(T[:, ::1], T[::1], T[::1], float64, T[:, ::1], T[::1], T[::1])")
@@ -139,16 +139,10 @@ def forward(x, weight, bias, normalized_ndim: int, eps: float):
 
 def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
     """``(dx, dweight, dbias)`` for ``forward`` (dweight is None without a weight)."""
-    norm_shape = x.shape[x.ndim - normalized_ndim :]
-    n = math.prod(norm_shape)
-    rows = x.size // n
-    dt = x.dtype
-    per, chunks = row_chunks(rows, n, n)
-    dx = np.empty((rows, n) if need_dx else (0, 0), dt)
-    partial = np.empty((chunks, 2, n))
+    norm_shape, dy2, x2, per, dx, partial = backward_rows(dy, x, normalized_ndim, need_dx, 2)
+    (rows, n), dt = x2.shape, x.dtype
     layer_norm_backward.for_size(x.size)(
-        contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
-        vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
+        dy2, x2, vector(weight, n, dt, 1.0), contiguous(mean, dt).reshape(rows),
         contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
     )  # fmt: skip
     dweight, dbias = partial.sum(0).astype(dt)  # the chunks in order, in float64

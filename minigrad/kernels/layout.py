@@ -6,9 +6,11 @@ chunks: ``kernels/__init__.py``). The measurements behind the numbers below are 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-__all__ = ["contiguous", "row_chunks", "vector"]
+__all__ = ["backward_rows", "contiguous", "row_chunks", "vector"]
 
 #: The sums over rows are cut into at most this many chunks of rows.
 MAX_CHUNKS = 32
@@ -45,3 +47,20 @@ def vector(param, n: int, dtype, default: float):
         return np.full(n, default, dtype=dtype)
     param = contiguous(param, dtype)
     return param if param.ndim == 1 else param.reshape(n)
+
+
+def backward_rows(dy, x, normalized_ndim: int, need_dx: bool, sums: int):
+    """The arrays of a backward over the last ``normalized_ndim`` axes of ``x`` (LayerNorm,
+    RMSNorm), one row per normalized slice: ``(norm_shape, dy2, x2, per, dx, partial)``
+    with ``dy2`` and ``x2`` C-contiguous [rows, n] in x's dtype, ``per`` rows per chunk
+    (``row_chunks``), ``dx`` [rows, n] to write (empty without ``need_dx``) and
+    ``partial`` [chunks, sums, n], float64, for each chunk's parameter-gradient sums."""
+    norm_shape = x.shape[x.ndim - normalized_ndim :]
+    n = math.prod(norm_shape)
+    rows = x.size // n
+    dt = x.dtype
+    per, chunks = row_chunks(rows, n, n)
+    dx = np.empty((rows, n) if need_dx else (0, 0), dt)
+    partial = np.empty((chunks, sums, n))
+    dy2, x2 = contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n)
+    return norm_shape, dy2, x2, per, dx, partial

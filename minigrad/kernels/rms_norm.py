@@ -19,7 +19,7 @@ import numba
 import numpy as np
 
 from minigrad.kernels.jit import both_floats, kernel
-from minigrad.kernels.layout import contiguous, row_chunks, vector
+from minigrad.kernels.layout import backward_rows, contiguous, vector
 
 _JIT = dict(fastmath={"reassoc", "contract"}, error_model="numpy", cache=True, nogil=True)
 BLOCK_ROWS = 4  # rows whose dweight terms are added in x's dtype (see rms_norm_backward)
@@ -89,16 +89,11 @@ def forward(x, weight, normalized_ndim: int, eps: float):
 
 def backward(dy, x, weight, mean, rstd, normalized_ndim: int, need_dx: bool = True):
     """``(dx, dweight, None)`` for ``forward`` (``mean`` is unused)."""
-    norm_shape = x.shape[x.ndim - normalized_ndim :]
-    n = math.prod(norm_shape)
-    rows = x.size // n
-    dt = x.dtype
-    per, chunks = row_chunks(rows, n, n)
-    dx = np.empty((rows, n) if need_dx else (0, 0), dt)
-    partial = np.empty((chunks, 1, n))
+    norm_shape, dy2, x2, per, dx, partial = backward_rows(dy, x, normalized_ndim, need_dx, 1)
+    (rows, n), dt = x2.shape, x.dtype
     rms_norm_backward.for_size(x.size)(
-        contiguous(dy, dt).reshape(rows, n), contiguous(x, dt).reshape(rows, n),
-        vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx, partial,
+        dy2, x2, vector(weight, n, dt, 1.0), contiguous(rstd, dt).reshape(rows), per, need_dx, dx,
+        partial,
     )  # fmt: skip
     dweight = partial[:, 0].sum(0).astype(dt)  # the chunks in order, in float64
     return (

@@ -10,7 +10,19 @@ from minigrad.tensor import Tensor
 __all__ = ["ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "LeakyReLU", "Softmax", "LogSoftmax"]
 
 
-class ReLU(Module):
+class _InplaceOption(Module):
+    """An activation whose one option is ``inplace``: accepted and shown in the repr, as
+    in PyTorch; the result is computed out of place."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU(_InplaceOption):
     """``max(x, 0)`` elementwise. Shape: any -> same.
 
     Example::
@@ -19,15 +31,8 @@ class ReLU(Module):
         tensor([0., 2.])
     """
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return F.relu(input)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class GELU(Module):
@@ -48,18 +53,11 @@ class GELU(Module):
         return f"approximate={self.approximate!r}"
 
 
-class SiLU(Module):
+class SiLU(_InplaceOption):
     """``x * sigmoid(x)`` (also called swish). Shape: any -> same."""
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__()
-        self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
         return F.silu(input)
-
-    def extra_repr(self) -> str:
-        return "inplace=True" if self.inplace else ""
 
 
 class Tanh(Module):
@@ -91,29 +89,30 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
-class Softmax(Module):
+class _AlongDim(Module):
+    """A layer that is ``fn(input, dim)`` (softmax, log-softmax): ``dim`` is its one
+    option and its repr."""
+
+    fn = None  # the F.* function, set by each subclass
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self).fn(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_AlongDim):
     """Softmax along ``dim``. Shape: any -> same."""
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+    fn = staticmethod(F.softmax)
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_AlongDim):
     """Log-softmax along ``dim``. Shape: any -> same."""
 
-    def __init__(self, dim: int | None = None) -> None:
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.log_softmax(input, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
+    fn = staticmethod(F.log_softmax)

@@ -39,7 +39,7 @@ from minigrad import dtypes
 from minigrad.autograd.recording import _recording, module_scope
 from minigrad.nn.parameter import Buffer, Parameter
 from minigrad.printing import shape_str
-from minigrad.tensor import Tensor
+from minigrad.tensor import FloatCasts, Tensor
 
 __all__ = ["Module"]
 
@@ -69,7 +69,7 @@ def _check_new_name(kind: str, name, module: Module, registry: dict) -> None:
         raise KeyError(f"attribute '{name}' already exists")
 
 
-class Module:
+class Module(FloatCasts):
     """Base class for all layers and models; subclasses define ``forward``.
 
     Call ``super().__init__()`` before assigning parameters, buffers or sub-modules.
@@ -112,15 +112,21 @@ class Module:
                 "super().__init__() first in your module's __init__)"
             )
 
+    def _check_registration(self, kind: str, name, value, required: type, label: str) -> None:
+        """``value`` may be registered as this module's ``kind`` (parameter or buffer)
+        ``name``: the module is initialized, the name is free (``_check_new_name``) and
+        ``value`` is None or a ``required`` (called ``label`` in the error)."""
+        self._require_init(kind + "s")
+        _check_new_name(kind, name, self, self.__dict__["_" + kind + "s"])
+        if value is not None and not isinstance(value, required):
+            raise TypeError(
+                f"cannot assign '{type(value).__name__}' object to {kind} '{name}' "
+                f"({label} or None required)"
+            )
+
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add a parameter (or ``None``, a declared but absent one, like ``bias=False``)."""
-        self._require_init("parameters")
-        _check_new_name("parameter", name, self, self._parameters)
-        if param is not None and not isinstance(param, Parameter):
-            raise TypeError(
-                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
-                "(nn.Parameter or None required)"
-            )
+        self._check_registration("parameter", name, param, Parameter, "nn.Parameter")
         if param is not None and param.grad_fn is not None:
             raise ValueError(
                 f"cannot assign non-leaf tensor to parameter '{name}': a parameter must be "
@@ -131,13 +137,7 @@ class Module:
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add a buffer: state that is not a parameter (not trained) but moves with the
         module's dtype and, if ``persistent``, is part of ``state_dict``."""
-        self._require_init("buffers")
-        _check_new_name("buffer", name, self, self._buffers)
-        if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(
-                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
-                "(Tensor or None required)"
-            )
+        self._check_registration("buffer", name, tensor, Tensor, "Tensor")
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers.discard(name)
@@ -398,15 +398,6 @@ class Module:
         for b in self.buffers():
             if b._data.dtype.kind == "f" and b._data.dtype != dtype:
                 b._data = b._data.astype(dtype)
-
-    def float(self) -> Module:
-        return self.to(dtypes.float32)
-
-    def double(self) -> Module:
-        return self.to(dtypes.float64)
-
-    def half(self) -> Module:
-        return self.to(dtypes.float16)
 
     def cpu(self) -> Module:
         return self

@@ -29,14 +29,7 @@ class Parameter(Tensor):
             data = data._data
         elif not isinstance(data, np.ndarray):
             data = Tensor(data)._data
-        self._data = data
-        self._counter = None
-        self._view = None
-        self._grad = None
-        self._grad_fn = None
-        self._requires_grad = False
-        if requires_grad:
-            self.requires_grad = True
+        self._init_leaf(data, requires_grad)
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()

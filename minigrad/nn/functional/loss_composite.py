@@ -299,6 +299,14 @@ def _class_scores(name: str, x: Tensor) -> Tensor:
     return x.reshape(1, -1) if x.ndim < 2 else x
 
 
+def _reduce_samples(loss: Tensor, x: Tensor, reduction: str) -> Tensor:
+    """The ``(N,)`` per-sample losses of ``_class_scores(x)``, reduced; a single sample
+    (``x`` a vector or 0-d) gives a 0-d loss, as in PyTorch."""
+    if x.ndim < 2:
+        loss = loss.reshape(())
+    return reduce_loss(loss, reduction)
+
+
 def multi_margin_loss(
     input,
     target,
@@ -340,9 +348,7 @@ def multi_margin_loss(
     if weight is not None:
         hinge = hinge * w.numpy()[y].reshape(-1, 1)
     loss = (hinge * others).sum(1) / c
-    if x.ndim < 2:
-        loss = loss.reshape(())
-    return reduce_loss(loss, reduction)
+    return _reduce_samples(loss, x, reduction)
 
 
 def multilabel_margin_loss(
@@ -378,9 +384,7 @@ def multilabel_margin_loss(
     pairs = (entries[:, :, None] * (entries == 0)[:, None, :]).astype(scores.dtype)
     margin = (1 - scores.unsqueeze(2) + scores.unsqueeze(1)).relu()  # (N, j, k)
     loss = (margin * pairs).sum((1, 2)) / c
-    if x.ndim < 2:
-        loss = loss.reshape(())
-    return reduce_loss(loss, reduction)
+    return _reduce_samples(loss, x, reduction)
 
 
 def multilabel_soft_margin_loss(

@@ -37,7 +37,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.creation import full, tensor
 from minigrad.ops import cat, stack
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import FloatCasts, Tensor, as_tensor
 
 __all__ = [
     "PackedSequence",
@@ -58,7 +58,7 @@ class _PackedFields(NamedTuple):
     unsorted_indices: Tensor | None
 
 
-class PackedSequence(_PackedFields):
+class PackedSequence(_PackedFields, FloatCasts):
     """A packed batch of sequences (see the module docstring): a named tuple of ``data``,
     ``batch_sizes``, ``sorted_indices`` and ``unsorted_indices``. Build it with
     :func:`pack_padded_sequence` or :func:`pack_sequence`; ``to``, ``float`` ... convert
@@ -72,15 +72,6 @@ class PackedSequence(_PackedFields):
     def to(self, *args, **kwargs) -> PackedSequence:
         data = self.data.to(*args, **kwargs)
         return self if data is self.data else self._replace(data=data)
-
-    def float(self) -> PackedSequence:
-        return self.to(dtypes.float32)
-
-    def double(self) -> PackedSequence:
-        return self.to(dtypes.float64)
-
-    def half(self) -> PackedSequence:
-        return self.to(dtypes.float16)
 
     def long(self) -> PackedSequence:
         return self.to(dtypes.int64)
