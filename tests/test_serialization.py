@@ -26,6 +26,7 @@ from minigrad.serialization import (
     WeightsOnlyUnpicklingError,
     safetensors_file,
 )
+from tests.serialization_checks import Payload
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")  # a dependency of minigrad
 
@@ -322,20 +323,10 @@ def test_objects_that_cannot_be_pickled_are_named_and_nothing_is_written(tmp_pat
     assert back["fn"] is print and back["s"] == {1, 2} and back["objs"].tolist() == [None, "x"]
 
 
-class _Payload:
-    """Unpickling this would create ``marker``: the test fails if any code runs."""
-
-    def __init__(self, marker):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return (open, (self.marker, "w"))
-
-
 def test_a_pickled_payload_in_a_checkpoint_runs_no_code_by_default(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.safetensors"
-    mg.save({"w": mg.ones(2), "x": _Payload(marker)}, path)
+    mg.save({"w": mg.ones(2), "x": Payload(marker)}, path)
     for allowed in ([], [GPTConfig]):
         with mg.serialization.safe_globals(allowed):
             with pytest.raises(WeightsOnlyUnpicklingError, match="builtins.open|io.open"):
@@ -375,7 +366,7 @@ def test_pickle_file_is_refused_and_runs_no_code(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.pt"
     for protocol in (0, 2):
-        path.write_bytes(pickle.dumps({"w": _Payload(marker)}, protocol=protocol))
+        path.write_bytes(pickle.dumps({"w": Payload(marker)}, protocol=protocol))
         for weights_only in (None, True, False):
             with pytest.raises(CheckpointError, match="pickle") as err:
                 mg.load(path, weights_only=weights_only)
