@@ -10,18 +10,12 @@ its error inputs. See ``modules.py``.
 import pytest
 
 from tests.opdb import modules
-from tests.opdb.test_op_db import ERROR_FAILURES, FAILURES, _report
+from tests.opdb.test_op_db import check_outcomes
 
 
 def _check(sweep, key):
-    samples = [r for r in sweep["module_samples"] if r["key"] == key]
-    errors = [r for r in sweep["module_errors"] if r["key"] == key]
-    bad = [r for r in samples if r["outcome"] in FAILURES]
-    bad_errors = [r for r in errors if r["outcome"] in ERROR_FAILURES]
+    samples = check_outcomes(sweep, key, prefix="module_")
     assert samples, f"no module input of {key} ran"
-    assert not bad and not bad_errors, (
-        _report(samples, FAILURES) + "\n" + _report(errors, ERROR_FAILURES)
-    )
 
 
 def test_every_moduleinfo_is_claimed_or_refused(quick_sweep):
