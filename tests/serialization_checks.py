@@ -1,5 +1,6 @@
 """Checks shared by the checkpoint tests: exact equality of what was saved and what
-came back, and an object whose unpickling would run code."""
+came back, loads of randomly damaged files, and an object whose unpickling would run
+code."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import math
 import numpy as np
 
 import minigrad as mg
+from minigrad.serialization import CheckpointError
 
 
 def assert_same(back, obj, where="obj"):
@@ -35,6 +37,26 @@ def assert_same(back, obj, where="obj"):
         assert back == obj and math.copysign(1, back) == math.copysign(1, obj), where
     else:
         assert back == obj, where
+
+
+def load_damaged(path, data: bytes, times: int = 600) -> int:
+    """Write ``times`` randomly damaged copies of the checkpoint bytes ``data`` to
+    ``path`` (1 to 5 bytes changed, one copy in five also cut short) and load each;
+    returns how many raised ``CheckpointError``. Any other exception propagates."""
+    rng = np.random.default_rng(0)
+    failures = 0
+    for _ in range(times):
+        damaged = bytearray(data)
+        for i in rng.integers(0, len(data), size=rng.integers(1, 6)):
+            damaged[i] = rng.integers(0, 256)
+        if rng.random() < 0.2:
+            damaged = damaged[: rng.integers(0, len(damaged))]
+        path.write_bytes(bytes(damaged))
+        try:
+            mg.load(path)
+        except CheckpointError:
+            failures += 1
+    return failures
 
 
 class Payload:
