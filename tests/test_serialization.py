@@ -26,6 +26,7 @@ from minigrad.serialization import (
     WeightsOnlyUnpicklingError,
     safetensors_file,
 )
+from tests.serialization_checks import Payload, load_damaged
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")  # a dependency of minigrad
 
@@ -322,20 +323,10 @@ def test_objects_that_cannot_be_pickled_are_named_and_nothing_is_written(tmp_pat
     assert back["fn"] is print and back["s"] == {1, 2} and back["objs"].tolist() == [None, "x"]
 
 
-class _Payload:
-    """Unpickling this would create ``marker``: the test fails if any code runs."""
-
-    def __init__(self, marker):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return (open, (self.marker, "w"))
-
-
 def test_a_pickled_payload_in_a_checkpoint_runs_no_code_by_default(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.safetensors"
-    mg.save({"w": mg.ones(2), "x": _Payload(marker)}, path)
+    mg.save({"w": mg.ones(2), "x": Payload(marker)}, path)
     for allowed in ([], [GPTConfig]):
         with mg.serialization.safe_globals(allowed):
             with pytest.raises(WeightsOnlyUnpicklingError, match="builtins.open|io.open"):
@@ -375,7 +366,7 @@ def test_pickle_file_is_refused_and_runs_no_code(tmp_path):
     marker = tmp_path / "pwned"
     path = tmp_path / "evil.pt"
     for protocol in (0, 2):
-        path.write_bytes(pickle.dumps({"w": _Payload(marker)}, protocol=protocol))
+        path.write_bytes(pickle.dumps({"w": Payload(marker)}, protocol=protocol))
         for weights_only in (None, True, False):
             with pytest.raises(CheckpointError, match="pickle") as err:
                 mg.load(path, weights_only=weights_only)
@@ -535,20 +526,7 @@ def test_failed_loads_raise_only_checkpoint_errors(tmp_path):
     path = tmp_path / "ckpt.safetensors"
     model = nn.Sequential(nn.Linear(4, 8), nn.Linear(8, 2))
     mg.save({"model": model.state_dict(), "step": 3, "cfg": {"lr": 0.1}}, path)
-    data = path.read_bytes()
-    rng = np.random.default_rng(0)
-    failures = 0
-    for _ in range(600):
-        damaged = bytearray(data)
-        for i in rng.integers(0, len(data), size=rng.integers(1, 6)):
-            damaged[i] = rng.integers(0, 256)
-        if rng.random() < 0.2:
-            damaged = damaged[: rng.integers(0, len(damaged))]
-        path.write_bytes(bytes(damaged))
-        try:
-            mg.load(path)
-        except CheckpointError:
-            failures += 1
+    failures = load_damaged(path, path.read_bytes())
     assert failures > 450  # the checksums and the header's checks catch most damage
 
 

@@ -11,7 +11,7 @@ import pytest
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.optim as optim
-from tests.test_serialization_roundtrip import _assert_same
+from tests.serialization_checks import assert_same
 
 OPTIMIZERS = sorted(
     (
@@ -76,7 +76,7 @@ def test_optimizer_state_round_trips_through_a_file(cls, tmp_path):
     _train(model, opt, [1, 2, 3])
     state = opt.state_dict()
     mg.save(state, tmp_path / "optimizer.safetensors")
-    _assert_same(mg.load(tmp_path / "optimizer.safetensors"), state)
+    assert_same(mg.load(tmp_path / "optimizer.safetensors"), state)
 
 
 @pytest.mark.parametrize(

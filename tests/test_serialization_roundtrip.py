@@ -18,6 +18,7 @@ from hypothesis.extra import numpy as hnp
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.optim as optim
+from tests.serialization_checks import assert_same
 
 #: Every dtype a minigrad tensor can hold (mg.bfloat16 has no storage).
 DTYPES = [
@@ -38,33 +39,6 @@ def _roundtrip(obj):
     mg.save(obj, buf)
     buf.seek(0)
     return mg.load(buf)
-
-
-def _assert_same(back, obj, where="obj"):
-    """``back`` is ``obj``: same types all the way down, same shapes, dtypes and bits."""
-    assert type(back) is type(obj) or (isinstance(obj, mg.Tensor) and type(back) is mg.Tensor), (
-        f"{where}: {type(back).__name__} != {type(obj).__name__}"
-    )
-    if isinstance(obj, mg.Tensor):
-        _assert_same(back.numpy(), obj.numpy(), where)
-        assert back.requires_grad == obj.requires_grad, where
-    elif isinstance(obj, (np.ndarray, np.generic)):
-        assert back.dtype == obj.dtype and np.shape(back) == np.shape(obj), where
-        assert np.array_equal(back, obj, equal_nan=obj.dtype.kind in "fc"), where
-    elif isinstance(obj, dict):
-        assert list(back) == list(obj), where
-        for k in obj:
-            _assert_same(back[k], obj[k], f"{where}[{k!r}]")
-    elif isinstance(obj, (list, tuple)):
-        assert len(back) == len(obj), where
-        for i, (b, o) in enumerate(zip(back, obj)):
-            _assert_same(b, o, f"{where}[{i}]")
-    elif isinstance(obj, float) and math.isnan(obj):
-        assert math.isnan(back), where
-    elif isinstance(obj, float):
-        assert back == obj and math.copysign(1, back) == math.copysign(1, obj), where
-    else:
-        assert back == obj, where
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
@@ -118,7 +92,7 @@ def test_plain_values_and_nested_containers():
         "od": OrderedDict([("z", 1), ("a", mg.zeros(0, 2))]),
         "np": [np.int32(3), np.float16(0.5), np.bool_(False), np.array(2, dtype=np.uint8)],
     }
-    _assert_same(_roundtrip(obj), obj)
+    assert_same(_roundtrip(obj), obj)
 
 
 def test_optimizer_state_dict_round_trips_and_loads():
@@ -128,10 +102,10 @@ def test_optimizer_state_dict_round_trips_and_loads():
     opt.step()
     sd = opt.state_dict()
     back = _roundtrip(sd)
-    _assert_same(back, sd)
+    assert_same(back, sd)
     fresh = optim.Adam(model.parameters(), lr=0.5)
     fresh.load_state_dict(back)
-    _assert_same(fresh.state_dict(), sd)
+    assert_same(fresh.state_dict(), sd)
 
 
 def test_batchnorm_model_loads_its_own_checkpoint_into_a_fresh_model():
@@ -204,7 +178,7 @@ _trees = st.recursive(
 
 
 def _check_round_trip(tree):
-    _assert_same(_roundtrip({"root": tree}), {"root": tree})
+    assert_same(_roundtrip({"root": tree}), {"root": tree})
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

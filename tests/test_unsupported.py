@@ -11,6 +11,7 @@ import os
 import pkgutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -189,11 +190,16 @@ def test_importing_minigrad_changes_no_other_import():
 
 
 # ------------------------------------------------------------------ mg.cuda
+def _call_quietly(fn):
+    """``fn()``, with any warnings it gives silenced."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn()
+
+
 def test_cuda_answers_what_a_machine_without_a_gpu_answers(torch):
     """Every torch.cuda function that PyTorch on a CPU-only machine answers without
     raising and that minigrad defines gives PyTorch's answer; the rest refuse."""
-    import warnings
-
     answered = 0
     for name in dir(torch.cuda):
         if name.startswith("_") or name not in dir(mg.cuda):
@@ -202,9 +208,7 @@ def test_cuda_answers_what_a_machine_without_a_gpu_answers(torch):
         if not callable(theirs) or isinstance(theirs, type):
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                expected = theirs()
+            expected = _call_quietly(theirs)
         except Exception:
             continue
         assert ours() == expected, name
@@ -283,7 +287,6 @@ def test_accelerator_answers_as_pytorch_without_one(torch):
     PyTorch answers on a CPU-only machine gives the same answer; each one PyTorch refuses
     there with RuntimeError (it needs a device) refuses the same way."""
     import inspect
-    import warnings
 
     answered = refused = 0
     for name in dir(torch.accelerator):
@@ -291,9 +294,7 @@ def test_accelerator_answers_as_pytorch_without_one(torch):
         if name.startswith("_") or inspect.ismodule(theirs) or isinstance(theirs, type):
             continue
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                expected = theirs()
+            expected = _call_quietly(theirs)
         except RuntimeError:
             with pytest.raises(RuntimeError, match="accelerator"):
                 getattr(mg.accelerator, name)()

@@ -265,24 +265,27 @@ def test_leaf_grad_is_writable_and_independent_of_the_seed():
     y.grad.numpy()[0] = 0.0
 
 
-def test_grads_of_two_leaves_are_not_aliased_with_create_graph():
-    a, b = _leaf(1.0, 2.0), _leaf(3.0, 4.0)
-    (a + b).sum().backward(create_graph=True)
+def _two_leaves():
+    return _leaf(1.0, 2.0), _leaf(3.0, 4.0)
+
+
+def _two_retaining_non_leaves():
+    p, q = _leaf(1.0, 2.0) * 1.0, _leaf(3.0, 4.0) * 1.0
+    p.retain_grad()
+    q.retain_grad()
+    return p, q
+
+
+@pytest.mark.parametrize(
+    "two_inputs", [_two_leaves, _two_retaining_non_leaves], ids=["leaves", "retained"]
+)
+def test_grads_are_not_aliased_with_create_graph(two_inputs):
+    a, b = two_inputs()
+    (a + b).sum().backward(create_graph=True)  # add hands the same gradient to both
     assert a.grad is not b.grad
     with mg.no_grad():
         a.grad.numpy()[0] = 10.0
     np.testing.assert_array_equal(b.grad.numpy(), [1.0, 1.0])
-
-
-def test_retained_grads_are_not_aliased_with_create_graph():
-    p, q = _leaf(1.0, 2.0) * 1.0, _leaf(3.0, 4.0) * 1.0
-    p.retain_grad()
-    q.retain_grad()
-    (p + q).sum().backward(create_graph=True)
-    assert p.grad is not q.grad
-    with mg.no_grad():
-        p.grad.numpy()[0] = 10.0
-    np.testing.assert_array_equal(q.grad.numpy(), [1.0, 1.0])
 
 
 def test_backward_without_create_graph_builds_no_graph():

@@ -5,6 +5,7 @@ changes what another thread records, and every new thread starts with recording 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import numpy as np
@@ -97,32 +98,28 @@ def test_decorators_and_nested_modes_hold_per_thread_while_threads_interleave():
     def recorded():
         return (_leaf() * 2).requires_grad
 
-    def serving():
+    def walk(outer, decorated, inner):
+        """Four steps, each after the other thread reached it: the mode under ``outer``,
+        what the ``decorated`` function sees, the mode under ``inner`` nested in
+        ``outer``, and the mode back under ``outer``."""
         seen = []
-        with mg.no_grad():
+        with outer():
             barrier.wait()
             seen.append(mg.is_grad_enabled())
             barrier.wait()
-            seen.append(recorded())
-            with mg.enable_grad():
+            seen.append(decorated())
+            with inner():
                 barrier.wait()
                 seen.append(mg.is_grad_enabled())
             barrier.wait()
             seen.append(mg.is_grad_enabled())
         return seen
 
+    def serving():
+        return walk(mg.no_grad, recorded, mg.enable_grad)
+
     def training():
-        seen = []
-        barrier.wait()
-        seen.append(mg.is_grad_enabled())
-        barrier.wait()
-        seen.append(frozen())
-        with mg.no_grad():
-            barrier.wait()
-            seen.append(mg.is_grad_enabled())
-        barrier.wait()
-        seen.append(mg.is_grad_enabled())
-        return seen
+        return walk(contextlib.nullcontext, frozen, mg.no_grad)
 
     results = {}
     threads = [

@@ -1,16 +1,10 @@
 """docs/derivatives.md is generated from the elementwise table and must be current."""
 
-import importlib.util
-from pathlib import Path
-
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "derivatives_doc.py"
+from tests.project_tools import load_tool
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("derivatives_doc", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("derivatives_doc")
 
 
 def test_the_page_is_current():

@@ -338,16 +338,18 @@ class CrossEntropyFn(Function):
 
 # ---------------------------------------------------------------------------- modules
 class Fn(nn.Module):
-    """A module around a Function class (``self.fn``) and its parameters."""
+    """A module around a Function class (``fn``, one per module class; ``plant`` gives a
+    single module another) and its parameters."""
 
     def call(self, *args):
         return self.fn.apply(*args)
 
 
 class Linear(Fn):
+    fn = LinearFn
+
     def __init__(self, n_in, n_out, bias=True):
         super().__init__()
-        self.fn = LinearFn
         bound = 1.0 / np.sqrt(n_in)
         self.weight = nn.Parameter(mg.rand(n_out, n_in) * 2 * bound - bound)
         self.bias = nn.Parameter(mg.rand(n_out) * 2 * bound - bound) if bias else None
@@ -357,19 +359,22 @@ class Linear(Fn):
 
 
 class Lookup(Fn):
+    fn = LookupFn
+
     def __init__(self, rows, dim):
         super().__init__()
-        self.fn = LookupFn
         self.weight = nn.Parameter(mg.randn(rows, dim))
 
     def forward(self, idx):
         return self.call(self.weight, idx)
 
 
-class LayerNorm(Fn):
+class AffineNorm(Fn):
+    """A norm's Function (``fn``) with a random per-feature weight near 1 and bias
+    near 0."""
+
     def __init__(self, dim):
         super().__init__()
-        self.fn = LayerNormFn
         self.weight = nn.Parameter(1.0 + 0.2 * mg.randn(dim))
         self.bias = nn.Parameter(0.2 * mg.randn(dim))
 
@@ -377,25 +382,23 @@ class LayerNorm(Fn):
         return self.call(x, self.weight, self.bias)
 
 
+class LayerNorm(AffineNorm):
+    fn = LayerNormFn
+
+
 class RMSNorm(Fn):
+    fn = RMSNormFn
+
     def __init__(self, dim):
         super().__init__()
-        self.fn = RMSNormFn
         self.weight = nn.Parameter(1.0 + 0.2 * mg.randn(dim))
 
     def forward(self, x):
         return self.call(x, self.weight)
 
 
-class BatchNorm(Fn):
-    def __init__(self, dim):
-        super().__init__()
-        self.fn = BatchNormFn
-        self.weight = nn.Parameter(1.0 + 0.2 * mg.randn(dim))
-        self.bias = nn.Parameter(0.2 * mg.randn(dim))
-
-    def forward(self, x):
-        return self.call(x, self.weight, self.bias)
+class BatchNorm(AffineNorm):
+    fn = BatchNormFn
 
 
 class Apply(Fn):

@@ -232,13 +232,19 @@ def test_a_near_zero_variance_is_named_in_the_reason():
     assert "near-zero variance" in pair.reason
 
 
+def causal_scores():
+    """Attention scores (2 x 4 x 4, seeded), the causal mask (True where a position may
+    attend), and the scores masked with -inf as a leaf that requires grad."""
+    scores = np.random.default_rng(0).standard_normal((2, 4, 4))
+    causal = np.tril(np.ones((4, 4), dtype=bool))
+    masked = mg.tensor(np.where(causal, scores, -np.inf), requires_grad=True)
+    return scores, causal, masked
+
+
 def test_a_mask_is_named_not_called_a_domain_edge():
     # nanoGPT's causal mask: -inf where a position may not attend, then softmax. The
     # masked scores cannot be moved by a step; the others are checked and pass.
-    rng = np.random.default_rng(0)
-    scores = rng.standard_normal((2, 4, 4))
-    causal = np.tril(np.ones((4, 4), dtype=bool))
-    masked = mg.tensor(np.where(causal, scores, -np.inf), requires_grad=True)
+    scores, causal, masked = causal_scores()
     pair = quiet(gradcheck, lambda s: s.softmax(-1), (masked,)).pairs[0]
     assert pair.verdict == "passed", pair.reason
     assert "12 input elements are not finite" in pair.reason and "mask" in pair.reason
@@ -254,10 +260,7 @@ def test_a_mask_is_named_not_called_a_domain_edge():
 def test_masks_in_fast_mode_and_a_gradient_that_leaks_through_a_mask():
     # Fast mode moves every element along a random direction: a -inf stays where it
     # is, and an output that stays -inf has slope 0 (both once made NaN: a failure).
-    rng = np.random.default_rng(0)
-    scores = rng.standard_normal((2, 4, 4))
-    causal = np.tril(np.ones((4, 4), dtype=bool))
-    masked = mg.tensor(np.where(causal, scores, -np.inf), requires_grad=True)
+    scores, causal, masked = causal_scores()
     assert quiet(gradcheck, lambda s: s.softmax(-1), (masked,), fast_mode=True).passed
 
     class Fill(mg.autograd.Function):

@@ -21,34 +21,11 @@ import numpy as np
 import pytest
 
 import minigrad as mg
-from minigrad.autograd import Function
 from minigrad.gradcheck import GradcheckError, GradcheckWarning, gradcheck
-from minigrad.tensor import Tensor
+from tests.gradcheck.handmade import numpy_function
 
 # Tests that expect a GradcheckWarning say so with pytest.warns; the others' are noise.
 pytestmark = pytest.mark.filterwarnings("ignore::minigrad.gradcheck.report.GradcheckWarning")
-
-
-def numpy_op(forward, backward):
-    """A differentiable op whose forward and backward are NumPy functions of the arrays.
-
-    ``forward(*arrays) -> array``; ``backward(g, *arrays) -> tuple of arrays``.
-    """
-
-    class NumpyOp(Function):
-        @staticmethod
-        def forward(ctx, *xs):
-            ctx.arrays = [x.numpy() for x in xs]
-            return np.asarray(forward(*ctx.arrays), dtype=xs[0].dtype)
-
-        @staticmethod
-        def backward(ctx, g):
-            grads = backward(g.numpy(), *ctx.arrays)
-            return tuple(
-                Tensor._make(np.asarray(d, dtype=g.numpy().dtype), False, None) for d in grads
-            )
-
-    return NumpyOp.apply
 
 
 @dataclass
@@ -72,7 +49,7 @@ class Case:
         return tuple(out)
 
     def fn(self, which):
-        return numpy_op(self.forward, getattr(self, which))
+        return numpy_function(self.forward, getattr(self, which))
 
     def __repr__(self):
         return self.name

@@ -13,6 +13,7 @@ from minigrad import nn
 from minigrad.autograd import Function
 from minigrad.gradcheck import GradcheckError, GradcheckWarning, gradcheck_module
 from minigrad.tensor import Tensor
+from tests.gradcheck.handmade import scale_with_wrong_weight_grad
 
 # Tests that expect a GradcheckWarning say so with pytest.warns; the others' are noise.
 pytestmark = pytest.mark.filterwarnings("ignore::minigrad.gradcheck.report.GradcheckWarning")
@@ -51,16 +52,7 @@ def test_linear_inputs_and_parameters_by_name():
 
 
 def test_nested_names_and_a_wrong_parameter_gradient_is_named():
-    class BadScale(Function):
-        @staticmethod
-        def forward(ctx, x, w):
-            ctx.save_for_backward(x, w)
-            return x.numpy() * w.numpy()
-
-        @staticmethod
-        def backward(ctx, g):
-            x, w = ctx.saved_tensors
-            return g * w, (g * x).sum(0) * 2.0  # the weight's gradient is doubled
+    BadScale = scale_with_wrong_weight_grad(2.0)  # the weight's gradient is doubled
 
     class Scale(nn.Module):
         def __init__(self, n):

@@ -16,7 +16,7 @@
 Every numpy case is written once, as a NumPy forward and backward, and wrapped into a
 custom ``Function`` for minigrad and, where PyTorch is installed, for PyTorch, so that
 ``torch.autograd.gradcheck`` can be asked the same questions on the same inputs
-(``test_pytorch_agrees_on_the_clear_cases``). ``python tests/gradcheck/test_verdict_bank.py``
+(``test_pytorch_agrees_on_the_clear_cases``). ``python -m tests.gradcheck.test_verdict_bank``
 prints the verdict table, minigrad against PyTorch.
 """
 
@@ -33,48 +33,16 @@ import minigrad as mg
 import minigrad.nn as nn
 from minigrad.functions.constant import constant
 from minigrad.gradcheck import gradcheck, gradcheck_module, gradgradcheck
+from tests.gradcheck.handmade import (
+    numpy_function,
+    scale_with_wrong_weight_grad,
+    torch_numpy_function,
+)
 
 pytestmark = pytest.mark.filterwarnings("ignore::minigrad.gradcheck.report.GradcheckWarning")
 
 DECIDED = {"passed"}
 UNDECIDED = {"passed", "inconclusive"}
-
-
-# ---------------------------------------------------------------------------- wrapping
-def minigrad_op(forward, backward):
-    """A minigrad Function from a NumPy forward(*arrays) and backward(g, *arrays)."""
-
-    class NumpyOp(mg.autograd.Function):
-        @staticmethod
-        def forward(ctx, *xs):
-            ctx.arrays = [x.numpy() for x in xs]
-            return np.asarray(forward(*ctx.arrays), dtype=xs[0].dtype)
-
-        @staticmethod
-        def backward(ctx, g):
-            grads = backward(g.numpy(), *ctx.arrays)
-            return tuple(constant(np.asarray(d, dtype=g.dtype)) for d in grads)
-
-    return NumpyOp.apply
-
-
-def torch_op(torch, forward, backward):
-    """The same NumPy forward and backward as a torch.autograd.Function."""
-
-    class NumpyOp(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, *xs):
-            ctx.arrays = [x.detach().numpy() for x in xs]
-            dtype = ctx.arrays[0].dtype
-            return torch.from_numpy(np.array(forward(*ctx.arrays), dtype=dtype))
-
-        @staticmethod
-        def backward(ctx, g):
-            g = g.detach().numpy()
-            grads = backward(g, *ctx.arrays)
-            return tuple(torch.from_numpy(np.array(d, dtype=g.dtype)) for d in grads)
-
-    return NumpyOp.apply
 
 
 @dataclass
@@ -539,7 +507,7 @@ def minigrad_verdict(case, dtype=np.float64):
     inputs = tuple(mg.tensor(a, requires_grad=True) for a in case.arrays(dtype))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = gradcheck(minigrad_op(case.forward, case.backward), inputs, return_result=True)
+        result = gradcheck(numpy_function(case.forward, case.backward), inputs, return_result=True)
     return result.verdict, {p.input for p in result.pairs if p.verdict == "failed"}
 
 
@@ -549,7 +517,9 @@ def torch_verdict(torch, case, dtype=np.float64):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            torch.autograd.gradcheck(torch_op(torch, case.forward, case.backward), inputs)
+            torch.autograd.gradcheck(
+                torch_numpy_function(torch, case.forward, case.backward), inputs
+            )
         except Exception as err:  # GradcheckError, or a RuntimeError for float32
             named = {int(i) for i in re.findall(r"with respect to input (\d+)", str(err))}
             return "failed", named
@@ -597,16 +567,16 @@ def test_a_wrong_gradient_by_half_is_never_inconclusive_at_large_outputs():
 
 def test_lost_precision_is_said_and_inconclusive_in_float64():
     x = mg.tensor(np.random.default_rng(0).standard_normal(6), requires_grad=True)
-    fn = minigrad_op(_float32_inside, lambda g, x: (g * np.cos(x),))
+    fn = numpy_function(_float32_inside, lambda g, x: (g * np.cos(x),))
     result = gradcheck(fn, (x,), return_result=True, raise_exception=False)
     pair = result.pairs[0]
     assert result.verdict == "inconclusive" and pair.precision_loss > 1e6
     assert "loses precision" in pair.reason and "lower precision" in pair.reason
     # A wrong backward of the same forward still fails: its error is far above the noise.
-    wrong = minigrad_op(_float32_inside, lambda g, x: (g * np.sin(x),))
+    wrong = numpy_function(_float32_inside, lambda g, x: (g * np.sin(x),))
     assert gradcheck(wrong, (x,), return_result=True, raise_exception=False).verdict == "failed"
     # The same forward computed in float64 passes, and reports no loss.
-    exact = minigrad_op(np.sin, lambda g, x: (g * np.cos(x),))
+    exact = numpy_function(np.sin, lambda g, x: (g * np.cos(x),))
     clean = gradcheck(exact, (x,), return_result=True)
     assert clean.passed and clean.pairs[0].precision_loss < 10
 
@@ -622,7 +592,7 @@ def test_lost_precision_in_float32_is_said_but_not_failed():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = gradcheck(
-            minigrad_op(forward, lambda g, x: (g * np.cos(x),)), (x,), return_result=True
+            numpy_function(forward, lambda g, x: (g * np.cos(x),)), (x,), return_result=True
         )
     assert result.verdict == "inconclusive"
     assert "loses precision" in result.pairs[0].reason
@@ -678,16 +648,9 @@ def test_a_wrong_double_backward_with_a_blind_cotangent_raises():
 
 
 # ---------------------------------------------------------------------------- modules
-class ScaleWrongWeightGrad(mg.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, w):
-        ctx.save_for_backward(x, w)
-        return x.numpy() * w.numpy()
 
-    @staticmethod
-    def backward(ctx, g):
-        x, w = ctx.saved_tensors
-        return g * w, (g * x).sum(0) * 1.1  # 10% too large
+
+ScaleWrongWeightGrad = scale_with_wrong_weight_grad(1.1)  # 10% too large
 
 
 class WrongScale(nn.Module):
@@ -737,64 +700,33 @@ def test_pytorch_agrees_on_the_clear_cases(case, torch):
 
 def verdict_table(torch) -> str:
     """The table of the closing report: minigrad and PyTorch on this bank."""
-    rows = []
 
-    def count(cases, dtype, judge):
-        hits = [judge(c, dtype) for c in cases]
-        return f"{sum(hits)} / {len(hits)}"
+    def torch_verdict_of(case, dtype):
+        return torch_verdict(torch, case, dtype)
 
-    def mg_caught(c, dtype):
-        return minigrad_verdict(c, dtype)[0] == "failed"
+    def caught(verdict, case, dtype):
+        return verdict(case, dtype)[0] == "failed"
 
-    def pt_caught(c, dtype):
-        return torch_verdict(torch, c, dtype)[0] == "failed"
-
-    def mg_named(c, dtype):
-        v, named = minigrad_verdict(c, dtype)
-        return v == "failed" and named == c.bad
-
-    def pt_named(c, dtype):
-        v, named = torch_verdict(torch, c, dtype)
-        return v == "failed" and named == c.bad
+    def named(verdict, case, dtype):
+        v, names = verdict(case, dtype)
+        return v == "failed" and names == case.bad
 
     wrong, ill = by_kind("wrong"), by_kind("ill")
-    f32 = [c for c in BANK if c.kind == "ill" and c.float32 is not None]
-    f32_wrong = [c for c in BANK if c.kind == "wrong" and c.float32 is not None]
-    rows.append(
-        (
-            "wrong backwards caught (float64)",
-            count(wrong, np.float64, mg_caught),
-            count(wrong, np.float64, pt_caught),
-        )
-    )
-    rows.append(
-        (
-            "false alarms on correct ill-conditioned (float64)",
-            count(ill, np.float64, mg_caught),
-            count(ill, np.float64, pt_caught),
-        )
-    )
-    rows.append(
-        (
-            "failure names exactly the wrong input(s)",
-            count(wrong, np.float64, mg_named),
-            count(wrong, np.float64, pt_named),
-        )
-    )
-    rows.append(
-        (
-            "correct backwards failed in float32",
-            count(f32, np.float32, mg_caught),
-            count(f32, np.float32, pt_caught),
-        )
-    )
-    rows.append(
-        (
-            "wrong backwards caught in float32",
-            count(f32_wrong, np.float32, mg_caught),
-            count(f32_wrong, np.float32, pt_caught),
-        )
-    )
+    f32, f32_wrong = by_kind("ill", float32=True), by_kind("wrong", float32=True)
+    questions = [  # (row, the cases, dtype, what counts)
+        ("wrong backwards caught (float64)", wrong, np.float64, caught),
+        ("false alarms on correct ill-conditioned (float64)", ill, np.float64, caught),
+        ("failure names exactly the wrong input(s)", wrong, np.float64, named),
+        ("correct backwards failed in float32", f32, np.float32, caught),
+        ("wrong backwards caught in float32", f32_wrong, np.float32, caught),
+    ]
+    rows = []
+    for label, cases, dtype, judge in questions:
+        counts = []
+        for verdict in (minigrad_verdict, torch_verdict_of):
+            hits = [judge(verdict, c, dtype) for c in cases]
+            counts.append(f"{sum(hits)} / {len(hits)}")
+        rows.append((label, *counts))
     width = max(len(r[0]) for r in rows)
     lines = [f"{'':{width}}  minigrad  PyTorch"]
     lines += [f"{a:{width}}  {b:8}  {c}" for a, b, c in rows]

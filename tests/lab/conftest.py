@@ -6,14 +6,8 @@ from minigrad.lab import run_experiment
 
 
 @pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    """``quick_run(name)``: the experiment's result at quick size, run once per module."""
-    cache = {}
-
-    def get(name):
-        if name not in cache:
-            out = tmp_path_factory.mktemp(name)
-            cache[name] = run_experiment(name, out=out, seed=0, quick=True)
-        return cache[name]
-
-    return get
+def result(request, tmp_path_factory):
+    """The result of the test module's experiment (named by its ``EXPERIMENT``), run
+    once per module at quick size."""
+    name = request.module.EXPERIMENT
+    return run_experiment(name, out=tmp_path_factory.mktemp(name), seed=0, quick=True)

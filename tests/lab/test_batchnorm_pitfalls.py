@@ -5,10 +5,7 @@ import pytest
 
 from minigrad.lab import batchnorm_pitfalls as bp
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("batchnorm-pitfalls")
+EXPERIMENT = "batchnorm-pitfalls"
 
 
 def test_claim_is_supported(result):

@@ -13,10 +13,7 @@ import pytest
 
 from minigrad.lab import gradient_flow
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("gradient-flow")
+EXPERIMENT = "gradient-flow"
 
 
 def _passed(result):

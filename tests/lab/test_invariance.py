@@ -5,10 +5,7 @@ import pytest
 
 from minigrad.lab import invariance
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("invariance")
+EXPERIMENT = "invariance"
 
 
 def test_claim_is_supported(result):

@@ -1,13 +1,8 @@
 """norm-cost: parameters exactly; time only as a measured ratio, never asserted."""
 
-import pytest
-
 from minigrad.lab import norm_cost
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("norm-cost")
+EXPERIMENT = "norm-cost"
 
 
 def test_rms_norm_has_half_the_parameters(result):

@@ -9,10 +9,7 @@ import pytest
 
 from minigrad.lab import norm_lr_sweep
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("norm-lr-sweep")
+EXPERIMENT = "norm-lr-sweep"
 
 
 def test_the_norms_train_at_the_largest_rate_and_no_norm_does_not(result):

@@ -1,14 +1,10 @@
 """norm-pitfalls: each mistake measured next to the right way."""
 
 import numpy as np
-import pytest
 
 from minigrad.lab import norm_pitfalls as npf
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("norm-pitfalls")
+EXPERIMENT = "norm-pitfalls"
 
 
 def test_claim_is_supported(result):

@@ -7,10 +7,7 @@ import pytest
 
 from minigrad.lab import residual_growth
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("residual-growth")
+EXPERIMENT = "residual-growth"
 
 
 def test_claim_is_supported(result):

@@ -8,10 +8,7 @@ import pytest
 import minigrad.nn.functional as F
 from minigrad.lab import saturation
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("saturation")
+EXPERIMENT = "saturation"
 
 
 def test_claim_is_supported(result):

@@ -5,10 +5,7 @@ import pytest
 
 from minigrad.lab import skip_connection as sc
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("skip-connection")
+EXPERIMENT = "skip-connection"
 
 
 def test_claim_is_supported(result):

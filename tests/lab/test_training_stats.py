@@ -4,14 +4,10 @@ near 1 and pre-norm's grows with depth, but with no norm the stream ends *smalle
 pre-norm's and the blocks' gradients are *more even*; these tests pin both parts."""
 
 import numpy as np
-import pytest
 
 from minigrad.lab import training_stats
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("training-stats")
+EXPERIMENT = "training-stats"
 
 
 def test_verdict_names_the_parts_that_hold_and_those_that_do_not(result):

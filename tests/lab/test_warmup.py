@@ -8,10 +8,7 @@ import pytest
 from minigrad.lab import warmup
 from minigrad.lab.corpus import make_corpus
 
-
-@pytest.fixture(scope="module")
-def result(quick_run):
-    return quick_run("warmup")
+EXPERIMENT = "warmup"
 
 
 def test_every_check_reads_the_cells_of_its_region(result):

@@ -78,15 +78,26 @@ def _align(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     return np.where(dots < 0, -got, got)
 
 
+def _structure_and_values(plain, got, want, values: int):
+    """The first mismatch of the outputs' dtypes and shapes, or of output number
+    ``values`` (the singular values, the eigenvalues) compared as usual; None if none."""
+    problem = plain(got, want, meta_only=True)
+    if problem is None:
+        problem = plain(got[values], want[values])
+    return problem
+
+
+def _plain_arrays(torch, plain, got: np.ndarray, want: np.ndarray):
+    """The plain comparison of two NumPy arrays: minigrad's and PyTorch's."""
+    return plain(mg.tensor(got), torch.from_numpy(np.ascontiguousarray(want)))
+
+
 def svd_vectors(vh_is_transposed: bool):
     """``torch.svd`` returns ``(U, S, V)``; ``torch.linalg.svd`` returns ``(U, S, Vh)``
     (``vh_is_transposed``)."""
 
     def compare(torch, got, want, sample, plain):
-        problem = plain(got, want, meta_only=True)
-        if problem is not None:
-            return problem
-        problem = plain(got[1], want[1])
+        problem = _structure_and_values(plain, got, want, 1)
         if problem is not None:
             return problem
         k = want[1].shape[-1]
@@ -102,7 +113,7 @@ def svd_vectors(vh_is_transposed: bool):
             (_projector(gv[..., k:]), _projector(wv[..., k:])),
         ]
         for g, w in pairs:
-            problem = plain(mg.tensor(g), torch.from_numpy(np.ascontiguousarray(w)))
+            problem = _plain_arrays(torch, plain, g, w)
             if problem is not None:
                 return problem
         return None
@@ -116,15 +127,11 @@ def _projector(q: np.ndarray) -> np.ndarray:
 
 def eigh_vectors(torch, got, want, sample, plain):
     """``linalg.eigh``: ``(eigenvalues, eigenvectors)``, each vector up to its sign."""
-    problem = plain(got, want, meta_only=True)
-    if problem is not None:
-        return problem
-    problem = plain(got[0], want[0])
+    problem = _structure_and_values(plain, got, want, 0)
     if problem is not None:
         return problem
     w = want[1].detach().numpy(force=True)
-    g = _align(got[1].numpy(), w)
-    return plain(mg.tensor(g), torch.from_numpy(np.ascontiguousarray(w)))
+    return _plain_arrays(torch, plain, _align(got[1].numpy(), w), w)
 
 
 #: OpInfo key -> its comparer.

@@ -40,3 +40,14 @@ def quick_sweep(tmp_path_factory) -> dict:
 @pytest.fixture(scope="session")
 def full_sweep(tmp_path_factory) -> dict:
     return _sweep(tmp_path_factory, None)
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("quick_sweep", id="quick"),
+        pytest.param("full_sweep", id="every-sample", marks=pytest.mark.slow),
+    ]
+)
+def sweep(request) -> dict:
+    """The quick sweep, and in the slow run the full one: a per-key test runs on each."""
+    return request.getfixturevalue(request.param)

@@ -10,18 +10,7 @@ its error inputs. See ``modules.py``.
 import pytest
 
 from tests.opdb import modules
-from tests.opdb.test_op_db import ERROR_FAILURES, FAILURES, _report
-
-
-def _check(sweep, key):
-    samples = [r for r in sweep["module_samples"] if r["key"] == key]
-    errors = [r for r in sweep["module_errors"] if r["key"] == key]
-    bad = [r for r in samples if r["outcome"] in FAILURES]
-    bad_errors = [r for r in errors if r["outcome"] in ERROR_FAILURES]
-    assert samples, f"no module input of {key} ran"
-    assert not bad and not bad_errors, (
-        _report(samples, FAILURES) + "\n" + _report(errors, ERROR_FAILURES)
-    )
+from tests.opdb.test_op_db import check_outcomes
 
 
 def test_every_moduleinfo_is_claimed_or_refused(quick_sweep):
@@ -33,11 +22,6 @@ def test_every_moduleinfo_is_claimed_or_refused(quick_sweep):
 
 
 @pytest.mark.parametrize("key", modules.CLAIMED)
-def test_claimed_module_matches_pytorch_on_its_inputs(quick_sweep, key):
-    _check(quick_sweep, key)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("key", modules.CLAIMED)
-def test_claimed_module_matches_pytorch_on_every_input(full_sweep, key):
-    _check(full_sweep, key)
+def test_claimed_module_matches_pytorch_on_its_inputs(sweep, key):
+    samples = check_outcomes(sweep, key, prefix="module_")
+    assert samples, f"no module input of {key} ran"

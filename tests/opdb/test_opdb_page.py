@@ -3,19 +3,13 @@
 The catalogue section depends on the catalogue only, so every run checks it; the
 results section is the outcome of every sample, checked by the slow test."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "opdb_report.py"
+from tests.project_tools import load_tool
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("opdb_report", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("opdb_report")
 
 
 def test_the_catalogue_section_is_current(quick_sweep):
