@@ -28,7 +28,7 @@ import numpy as np
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
 
 NAME = "batchnorm-pitfalls"
@@ -248,9 +248,8 @@ def _batch_axis(ax, sizes) -> None:
 
 
 def _plot(result, folder) -> None:
-    fig, axes = new_figure(2, 2, width=5.0, height=3.6)
+    fig, axes = new_figure(result, 2, 2, width=5.0, height=3.6)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     d = result.data
     bn_style = dict(color="#dc2626", marker="o", label="BatchNorm")
