@@ -45,9 +45,7 @@ class Adadelta(Optimizer):
         weight_decay: float = 0.0,
         foreach: bool | None = None,
         *,
-        capturable: bool = False,
         maximize: bool = False,
-        differentiable: bool = False,
     ) -> None:
         check_non_negative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:

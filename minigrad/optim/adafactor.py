@@ -58,7 +58,6 @@ class Adafactor(Optimizer):
         d: float = 1.0,
         weight_decay: float = 0.0,
         *,
-        foreach: bool | None = None,
         maximize: bool = False,
     ) -> None:
         if not 0.0 <= lr:

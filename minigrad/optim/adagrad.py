@@ -49,8 +49,6 @@ class Adagrad(Optimizer):
         foreach: bool | None = None,
         *,
         maximize: bool = False,
-        differentiable: bool = False,
-        fused: bool | None = None,
     ) -> None:
         check_non_negative(
             lr=lr,

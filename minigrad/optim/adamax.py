@@ -47,8 +47,6 @@ class Adamax(AdamFamily):
         foreach: bool | None = None,
         *,
         maximize: bool = False,
-        differentiable: bool = False,
-        capturable: bool = False,
     ) -> None:
         super().__init__(params, defaults_from(locals()))
 

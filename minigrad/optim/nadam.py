@@ -50,10 +50,7 @@ class NAdam(AdamFamily):
         momentum_decay: float = 4e-3,
         decoupled_weight_decay: bool = False,
         *,
-        foreach: bool | None = None,
         maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
     ) -> None:
         check_non_negative(momentum_decay=momentum_decay)
         super().__init__(params, defaults_from(locals()))

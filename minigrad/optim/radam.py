@@ -53,10 +53,7 @@ class RAdam(AdamFamily):
         weight_decay: float = 0.0,
         decoupled_weight_decay: bool = False,
         *,
-        foreach: bool | None = None,
         maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
     ) -> None:
         super().__init__(params, defaults_from(locals()))
 

@@ -41,10 +41,7 @@ class Rprop(Optimizer):
         etas: tuple[float, float] = (0.5, 1.2),
         step_sizes: tuple[float, float] = (1e-6, 50),
         *,
-        capturable: bool = False,
-        foreach: bool | None = None,
         maximize: bool = False,
-        differentiable: bool = False,
     ) -> None:
         check_non_negative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
