@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-__all__ = ["GradScaler"]
+__all__ = ["GradScaler"]  # DeviceGradScaler: the base of mg.cpu.amp and mg.cuda.amp's
 
 
 class GradScaler:
@@ -62,3 +62,30 @@ class GradScaler:
 
     def load_state_dict(self, state_dict: dict) -> None:
         return None
+
+
+class DeviceGradScaler(GradScaler):
+    """PyTorch's older per-device spelling, ``torch.cpu.amp.GradScaler(...)`` and
+    ``torch.cuda.amp.GradScaler(...)``: ``GradScaler(device_type, ...)`` with the device
+    fixed by the subclass (``mg.cpu.amp``, ``mg.cuda.amp``) and PyTorch's arguments after it."""
+
+    #: the device a subclass stands for: ``"cpu"`` or ``"cuda"``
+    device_type: str
+
+    def __init__(
+        self,
+        init_scale: float = 2.0**16,
+        growth_factor: float = 2.0,
+        backoff_factor: float = 0.5,
+        growth_interval: int = 2000,
+        enabled: bool = True,
+    ) -> None:
+        super().__init__(
+            self.device_type,
+            init_scale,
+            growth_factor,
+            backoff_factor,
+            growth_interval,
+            enabled,
+            _name=f"torch.{self.device_type}.amp.GradScaler",
+        )

@@ -28,7 +28,7 @@ import numpy as np
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
 
 NAME = "batchnorm-pitfalls"
@@ -247,26 +247,25 @@ def _batch_axis(ax, sizes) -> None:
     ax.set_xlabel("batch size")
 
 
+def _versus(ax, x, bn, ln, ylabel: str, title: str) -> None:
+    """One panel: BatchNorm's measurement (red) next to LayerNorm's (blue) against ``x``."""
+    ax.plot(x, bn, color="#dc2626", marker="o", label="BatchNorm")
+    ax.plot(x, ln, color="#2563eb", marker="s", label="LayerNorm")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+
+
 def _plot(result, folder) -> None:
-    fig, axes = new_figure(2, 2, width=5.0, height=3.6)
+    fig, axes = new_figure(result, 2, 2, width=5.0, height=3.6)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
-    d = result.data
-    bn_style = dict(color="#dc2626", marker="o", label="BatchNorm")
-    ln_style = dict(color="#2563eb", marker="s", label="LayerNorm")
-    ax = axes[0]
-    ax.plot(d["sizes"], d["spread_bn"], **bn_style)
-    ax.plot(d["sizes"], d["spread_ln"], **ln_style)
-    _batch_axis(ax, d["sizes"])
-    ax.set_ylabel("std of one example's output")
-    ax.set_title("1. the same example in random batches")
-    ax = axes[1]
-    ax.plot(d["sizes"], d["gap_bn"], **bn_style)
-    ax.plot(d["sizes"], d["gap_ln"], **ln_style)
-    _batch_axis(ax, d["sizes"])
-    ax.set_ylabel("mean |train output - eval output|")
-    ax.set_title("2. train vs eval mode")
+    d, sizes = result.data, result.data["sizes"]
+    _versus(axes[0], sizes, d["spread_bn"], d["spread_ln"], "std of one example's output",
+            "1. the same example in random batches")  # fmt: skip
+    _batch_axis(axes[0], sizes)
+    _versus(axes[1], sizes, d["gap_bn"], d["gap_ln"], "mean |train output - eval output|",
+            "2. train vs eval mode")  # fmt: skip
+    _batch_axis(axes[1], sizes)
     ax = axes[2]
     forgot = d["forgot"]
     ax.plot(forgot["running_mean"], color="#dc2626", label="BatchNorm running_mean (train mode)")
@@ -276,12 +275,9 @@ def _plot(result, folder) -> None:
     ax.set_xlabel("test batches evaluated without eval()")
     ax.set_ylabel("running mean (average over features)")
     ax.set_title("3. forgetting eval()")
-    ax = axes[3]
-    ax.plot(100 * d["pads"], d["pad_bn"], **bn_style)
-    ax.plot(100 * d["pads"], d["pad_ln"], **ln_style)
-    ax.set_xlabel("padding (% of positions)")
-    ax.set_ylabel("mean error on real tokens")
-    ax.set_title("4. zero padding in the statistics")
+    _versus(axes[3], 100 * d["pads"], d["pad_bn"], d["pad_ln"], "mean error on real tokens",
+            "4. zero padding in the statistics")  # fmt: skip
+    axes[3].set_xlabel("padding (% of positions)")
     for ax in axes:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)

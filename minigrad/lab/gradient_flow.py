@@ -42,7 +42,6 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.lab.output import (
-    PLOT_HINT,
     log_axis,
     new_figure,
     output_folder,
@@ -299,9 +298,8 @@ STYLES = {"sqrt(d_model)": ("o", "-"), "unit": ("s", ":")}
 
 
 def _plot(result, folder, depths, measured) -> None:
-    fig, axes = new_figure(1, len(depths) + 1, width=3.6, height=3.8)
+    fig, axes = new_figure(result, 1, len(depths) + 1, width=3.6, height=3.8)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     for ax, depth in zip(axes, depths):
         layers = np.arange(1, depth + 1)

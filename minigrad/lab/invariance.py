@@ -24,7 +24,7 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
 
 NAME = "invariance"
@@ -185,9 +185,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result, folder, d) -> None:
-    fig, axes = new_figure(1, 3, width=4.3)
+    fig, axes = new_figure(result, 1, 3, width=4.3)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     ax_scale, ax_mean, ax_cos = axes
     tiny = 1e-17  # exact zeros on a log axis

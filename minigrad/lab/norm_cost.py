@@ -25,7 +25,6 @@ import numpy as np
 import minigrad as mg
 import minigrad.nn as nn
 from minigrad.lab.output import (
-    PLOT_HINT,
     new_figure,
     output_folder,
     save_figure,
@@ -163,9 +162,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result, folder, measured, rows_n: int) -> None:
-    fig, axes = new_figure(1, 2, width=5.0)
+    fig, axes = new_figure(result, 1, 2, width=5.0)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     ax_t, ax_p = axes
     widths = [m["width"] for m in measured]

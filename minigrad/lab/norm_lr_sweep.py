@@ -34,7 +34,6 @@ import numpy as np
 
 from minigrad.lab.corpus import make_corpus
 from minigrad.lab.output import (
-    PLOT_HINT,
     log_axis,
     new_figure,
     output_folder,
@@ -207,9 +206,8 @@ def _write_csv(result: LabResult, folder) -> None:
 
 
 def _plot(result: LabResult, folder) -> None:
-    fig, axes = new_figure(1, 1, width=6.5, height=4.2)
+    fig, axes = new_figure(result, 1, 1, width=6.5, height=4.2)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     d, ax = result.data, axes[0]
     colors = {"LayerNorm": "#2563eb", "RMSNorm": "#16a34a", "no norm": "#dc2626"}

@@ -30,7 +30,7 @@ import numpy as np
 import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import seeded
 
@@ -296,9 +296,8 @@ WRONG, RIGHT = dict(color="#dc2626", marker="o"), dict(color="#2563eb", marker="
 
 
 def _plot(result: LabResult, folder) -> None:
-    fig, axes = new_figure(1, 5, width=3.7, height=3.6)
+    fig, axes = new_figure(result, 1, 5, width=3.7, height=3.6)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     d = result.data
     ax = axes[0]

@@ -45,14 +45,16 @@ def write_csv(path, columns: list[str], rows: list[list]) -> pathlib.Path:
     return path
 
 
-def new_figure(nrows: int = 1, ncols: int = 1, width: float = 6.0, height: float = 4.0):
-    """``(figure, axes)`` with ``nrows x ncols`` panels, or ``(None, None)`` without matplotlib.
+def new_figure(result, nrows: int = 1, ncols: int = 1, width: float = 6.0, height: float = 4.0):
+    """``(figure, axes)`` with ``nrows x ncols`` panels for ``result``'s plot, or
+    ``(None, None)`` without matplotlib, and then ``result.notes`` says how to get the plot.
 
     ``axes`` is a flat list of the panels.
     """
     try:
         from matplotlib.figure import Figure
     except ImportError:
+        result.notes.append(PLOT_HINT)
         return None, None
     fig = Figure(figsize=(width * ncols, height * nrows))
     axes = fig.subplots(nrows, ncols, squeeze=False)

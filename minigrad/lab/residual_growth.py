@@ -18,7 +18,7 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.nn as nn
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import make_stack, random_stream
 
@@ -151,9 +151,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result: LabResult, folder, stats: dict, depth: int, fit: tuple) -> None:
-    fig, axes = new_figure(1, 2, width=5.5)
+    fig, axes = new_figure(result, 1, 2, width=5.5)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     left, right = axes
     layers = np.arange(depth + 1)

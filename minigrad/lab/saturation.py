@@ -20,7 +20,7 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, save_figure, write_csv
+from minigrad.lab.output import new_figure, output_folder, save_figure, write_csv
 from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import make_stack, random_stream
 
@@ -166,9 +166,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result, folder, depth: int) -> None:
-    fig, axes = new_figure(1, 2, width=5.5)
+    fig, axes = new_figure(result, 1, 2, width=5.5)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     ax, ax_stack = axes
     d = result.data

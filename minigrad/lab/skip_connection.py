@@ -35,7 +35,6 @@ import minigrad as mg
 import minigrad.nn as nn
 import minigrad.nn.functional as F
 from minigrad.lab.output import (
-    PLOT_HINT,
     log_axis,
     new_figure,
     output_folder,
@@ -249,9 +248,8 @@ def run(out=None, seed: int = 0, quick: bool = False, progress=None) -> LabResul
 
 
 def _plot(result: LabResult, folder) -> None:
-    fig, axes = new_figure(1, 3, width=4.4, height=3.8)
+    fig, axes = new_figure(result, 1, 3, width=4.4, height=3.8)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     d = result.data
     colors = {False: "#dc2626", True: "#2563eb"}

@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from minigrad.lab.corpus import make_corpus
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, write_csv
+from minigrad.lab.output import new_figure, output_folder, write_csv
 from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import seeded
 
@@ -181,9 +181,8 @@ def _plot(result: LabResult, folder) -> None:
     """One figure per quantity: a heatmap of layers x steps for each model."""
     runs = result.data["runs"]
     for quantity, title in QUANTITIES.items():
-        fig, axes = new_figure(1, 3, width=4.2, height=3.2)
+        fig, axes = new_figure(result, 1, 3, width=4.2, height=3.2)
         if fig is None:
-            result.notes.append(PLOT_HINT)
             return
         from matplotlib.colors import LogNorm
         from matplotlib.ticker import MaxNLocator

@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from minigrad.lab.corpus import make_corpus
-from minigrad.lab.output import PLOT_HINT, new_figure, output_folder, write_csv
+from minigrad.lab.output import new_figure, output_folder, write_csv
 from minigrad.lab.result import LabResult
 from minigrad.lab.stacks import seeded
 
@@ -373,9 +373,8 @@ def _heatmap(ax, values: np.ndarray, rows, cols, unigram: float, title: str):
 
 
 def _plot(result, folder) -> None:
-    fig, axes = new_figure(2, 3, width=4.3, height=3.4)
+    fig, axes = new_figure(result, 2, 3, width=4.3, height=3.4)
     if fig is None:
-        result.notes.append(PLOT_HINT)
         return
     d = result.data
     lrs, depths, unigram, grid = d["lrs"], d["depths"], d["unigram"], d["grid"]

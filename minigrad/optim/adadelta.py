@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Adadelta"]
@@ -45,15 +45,12 @@ class Adadelta(Optimizer):
         weight_decay: float = 0.0,
         foreach: bool | None = None,
         *,
-        capturable: bool = False,
         maximize: bool = False,
-        differentiable: bool = False,
     ) -> None:
         check_non_negative(lr=lr, eps=eps, weight_decay=weight_decay)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")
-        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize)
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         return {"step": 0, "square_avg": np.zeros_like(p), "acc_delta": np.zeros_like(p)}

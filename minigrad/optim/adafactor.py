@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.optim.hyperparameters import defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Adafactor"]
@@ -57,7 +58,6 @@ class Adafactor(Optimizer):
         d: float = 1.0,
         weight_decay: float = 0.0,
         *,
-        foreach: bool | None = None,
         maximize: bool = False,
     ) -> None:
         if not 0.0 <= lr:
@@ -72,15 +72,8 @@ class Adafactor(Optimizer):
             raise ValueError(f"Clipping threshold d should be >= 1 but is: {d}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"weight_decay should be >= 0 but is: {weight_decay}")
-        defaults = dict(
-            lr=lr,
-            beta2_decay=beta2_decay,
-            eps=tuple(eps),
-            d=d,
-            weight_decay=weight_decay,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        eps = tuple(eps)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         if p.ndim > 1:  # the second moment, factored into its row and column means

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Adagrad"]
@@ -49,8 +49,6 @@ class Adagrad(Optimizer):
         foreach: bool | None = None,
         *,
         maximize: bool = False,
-        differentiable: bool = False,
-        fused: bool | None = None,
     ) -> None:
         check_non_negative(
             lr=lr,
@@ -59,15 +57,7 @@ class Adagrad(Optimizer):
             eps=eps,
             initial_accumulator_value=initial_accumulator_value,
         )
-        defaults = dict(
-            lr=lr,
-            lr_decay=lr_decay,
-            weight_decay=weight_decay,
-            initial_accumulator_value=initial_accumulator_value,
-            eps=eps,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
         for group in self.param_groups:  # as PyTorch, the state exists before any step
             for p in group["params"]:
                 self.state[p] = self.new_state(p._data, group)

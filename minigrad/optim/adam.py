@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from minigrad.optim.adam_family import AdamFamily, update_moments
+from minigrad.optim.hyperparameters import defaults_from
 
 __all__ = ["Adam", "AdamW"]
 
@@ -59,16 +60,7 @@ class Adam(AdamFamily):
         maximize: bool = False,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            amsgrad=amsgrad,
-            maximize=maximize,
-            decoupled_weight_decay=decoupled_weight_decay,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         state = super().new_state(p, group)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.optim.adam_family import AdamFamily, decay_weight, update_first_moment
+from minigrad.optim.hyperparameters import defaults_from
 
 __all__ = ["Adamax"]
 
@@ -46,11 +47,8 @@ class Adamax(AdamFamily):
         foreach: bool | None = None,
         *,
         maximize: bool = False,
-        differentiable: bool = False,
-        capturable: bool = False,
     ) -> None:
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize)
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         state["step"] += 1

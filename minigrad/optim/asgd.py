@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["ASGD"]
@@ -53,10 +53,7 @@ class ASGD(Optimizer):
         capturable: bool = False,
     ) -> None:
         check_non_negative(lr=lr, weight_decay=weight_decay)
-        defaults = dict(
-            lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, maximize=maximize
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         return {"step": 0, "eta": group["lr"], "mu": 1.0, "ax": np.zeros_like(p)}

@@ -1,10 +1,11 @@
-"""The check of hyperparameters that the optimizers share, with PyTorch's messages."""
+"""What the optimizers share about their hyperparameters: the check, with PyTorch's
+messages, and the rule that an optimizer's ``defaults`` are its constructor's arguments."""
 
 from __future__ import annotations
 
-from minigrad.optim.optimizer import _check_non_negative
+from minigrad.optim.optimizer import IMPLEMENTATION_OPTIONS, _check_non_negative
 
-__all__ = ["check_non_negative"]
+__all__ = ["check_non_negative", "defaults_from"]
 
 #: How PyTorch's messages name a hyperparameter ("Invalid learning rate: -1"); any
 #: other is "<name> value" ("Invalid momentum value: -1").
@@ -23,3 +24,24 @@ def check_non_negative(**hyperparameters: float) -> None:
     """
     for name, value in hyperparameters.items():
         _check_non_negative(_MESSAGE_NAMES.get(name, f"{name} value"), value)
+
+
+#: Constructor arguments that are not hyperparameters: the instance, the parameters,
+#: the class cell a ``super()`` call adds to ``locals()``, and PyTorch's implementation
+#: options (the base class checks those and records them itself, after the others).
+_NOT_HYPERPARAMETERS = {"self", "params", "__class__", *IMPLEMENTATION_OPTIONS}
+
+
+def defaults_from(arguments: dict) -> dict:
+    """An optimizer's ``defaults`` from its constructor's arguments, given as
+    ``locals()``: every hyperparameter is named once, in the signature, and the groups
+    hold them in the signature's order. Call it before the constructor assigns any other
+    local name (an argument it normalizes, ``etas = tuple(etas)``, is stored normalized).
+
+    Example::
+
+        def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0) -> None:
+            check_non_negative(lr=lr, momentum=momentum)
+            super().__init__(params, defaults_from(locals()))
+    """
+    return {name: value for name, value in arguments.items() if name not in _NOT_HYPERPARAMETERS}

@@ -23,6 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad.autograd.grad_mode import enable_grad
+from minigrad.optim.hyperparameters import defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -76,16 +77,7 @@ class LBFGS(Optimizer):
             )
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(
-            lr=lr,
-            max_iter=max_iter,
-            max_eval=max_eval,
-            tolerance_grad=tolerance_grad,
-            tolerance_change=tolerance_change,
-            history_size=history_size,
-            line_search_fn=line_search_fn,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
         self._params = self.param_groups[0]["params"]

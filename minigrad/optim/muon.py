@@ -26,6 +26,7 @@ import math
 
 import numpy as np
 
+from minigrad.optim.hyperparameters import defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Muon"]
@@ -81,17 +82,8 @@ class Muon(Optimizer):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
         if ns_steps >= 100:
             raise ValueError("Number of steps must be less than 100 for computational efficiency")
-        defaults = dict(
-            lr=lr,
-            weight_decay=weight_decay,
-            momentum=momentum,
-            nesterov=nesterov,
-            ns_coefficients=tuple(ns_coefficients),
-            eps=eps,
-            ns_steps=ns_steps,
-            adjust_lr_fn=adjust_lr_fn,
-        )
-        super().__init__(params, defaults)
+        ns_coefficients = tuple(ns_coefficients)
+        super().__init__(params, defaults_from(locals()))
         for group in self.param_groups:
             for p in group["params"]:
                 if p.ndim != 2:

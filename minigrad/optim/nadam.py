@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.optim.adam_family import AdamFamily, decay_weight, update_moments
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 
 __all__ = ["NAdam"]
 
@@ -50,22 +50,10 @@ class NAdam(AdamFamily):
         momentum_decay: float = 4e-3,
         decoupled_weight_decay: bool = False,
         *,
-        foreach: bool | None = None,
         maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
     ) -> None:
         check_non_negative(momentum_decay=momentum_decay)
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum_decay=momentum_decay,
-            decoupled_weight_decay=decoupled_weight_decay,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         return {"step": 0, "mu_product": 1.0, **super().new_state(p, group)}

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from minigrad.optim.adam_family import AdamFamily, decay_weight, update_moments
+from minigrad.optim.hyperparameters import defaults_from
 
 __all__ = ["RAdam"]
 
@@ -52,20 +53,9 @@ class RAdam(AdamFamily):
         weight_decay: float = 0.0,
         decoupled_weight_decay: bool = False,
         *,
-        foreach: bool | None = None,
         maximize: bool = False,
-        capturable: bool = False,
-        differentiable: bool = False,
     ) -> None:
-        defaults = dict(
-            lr=lr,
-            betas=betas,
-            eps=eps,
-            weight_decay=weight_decay,
-            decoupled_weight_decay=decoupled_weight_decay,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         state["step"] += 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -56,16 +56,7 @@ class RMSprop(Optimizer):
         check_non_negative(
             lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha
         )
-        defaults = dict(
-            lr=lr,
-            alpha=alpha,
-            eps=eps,
-            weight_decay=weight_decay,
-            momentum=momentum,
-            centered=centered,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         state = {"step": 0, "square_avg": np.zeros_like(p)}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["Rprop"]
@@ -41,16 +41,13 @@ class Rprop(Optimizer):
         etas: tuple[float, float] = (0.5, 1.2),
         step_sizes: tuple[float, float] = (1e-6, 50),
         *,
-        capturable: bool = False,
-        foreach: bool | None = None,
         maximize: bool = False,
-        differentiable: bool = False,
     ) -> None:
         check_non_negative(lr=lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = dict(lr=lr, etas=tuple(etas), step_sizes=tuple(step_sizes), maximize=maximize)
-        super().__init__(params, defaults)
+        etas, step_sizes = tuple(etas), tuple(step_sizes)
+        super().__init__(params, defaults_from(locals()))
 
     def new_state(self, p: np.ndarray, group: dict) -> dict:
         return {"step": 0, "prev": np.zeros_like(p), "step_size": np.full_like(p, group["lr"])}

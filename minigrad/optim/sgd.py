@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from minigrad.optim.hyperparameters import check_non_negative
+from minigrad.optim.hyperparameters import check_non_negative, defaults_from
 from minigrad.optim.optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -51,15 +51,7 @@ class SGD(Optimizer):
         check_non_negative(lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        defaults = dict(
-            lr=lr,
-            momentum=momentum,
-            dampening=dampening,
-            weight_decay=weight_decay,
-            nesterov=nesterov,
-            maximize=maximize,
-        )
-        super().__init__(params, defaults)
+        super().__init__(params, defaults_from(locals()))
 
     def update(self, p: np.ndarray, g: np.ndarray, state: dict, group: dict) -> None:
         mu, tau = group["momentum"], group["dampening"]

@@ -60,12 +60,7 @@ class RunFolder:
 
     def start_log(self, resume_step: int | None = None) -> None:
         """Start the log, or, when resuming, keep only the rows up to the checkpoint's step."""
-        rows = self.read_log() if resume_step is not None and self.log.exists() else []
-        rows = [r for r in rows if int(r["step"]) <= (resume_step or 0)]
-        with self.log.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+        _restart_csv(self.log, COLUMNS, resume_step)
 
     def append(self, row: dict) -> None:
         with self.log.open("a", newline="", encoding="utf-8") as f:
@@ -73,17 +68,11 @@ class RunFolder:
             writer.writerow({k: _fmt(row.get(k)) for k in COLUMNS})
 
     def read_log(self) -> list[dict]:
-        with self.log.open(newline="", encoding="utf-8") as f:
-            return list(csv.DictReader(f))
+        return _read_csv(self.log)
 
     def start_layers(self, resume_step: int | None = None) -> None:
         """Start ``layers.csv``, or, when resuming, keep its rows up to the checkpoint."""
-        rows = self.read_layers() if resume_step is not None and self.layers.exists() else []
-        rows = [r for r in rows if int(r["step"]) <= (resume_step or 0)]
-        with self.layers.open("w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=LAYER_COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+        _restart_csv(self.layers, LAYER_COLUMNS, resume_step)
 
     def append_layers(self, step: int, stats: dict) -> None:
         """One row per layer: layer 0 is the stream entering the first block (its update
@@ -99,8 +88,23 @@ class RunFolder:
                 )  # fmt: skip
 
     def read_layers(self) -> list[dict]:
-        with self.layers.open(newline="", encoding="utf-8") as f:
-            return list(csv.DictReader(f))
+        return _read_csv(self.layers)
+
+
+def _read_csv(path: pathlib.Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _restart_csv(path: pathlib.Path, columns: tuple[str, ...], resume_step: int | None) -> None:
+    """Write ``path`` afresh with its header row; when resuming (``resume_step`` given)
+    keep the rows it already has up to that step, so a resumed run continues its table."""
+    rows = _read_csv(path) if resume_step is not None and path.exists() else []
+    rows = [r for r in rows if int(r["step"]) <= (resume_step or 0)]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 def _fmt(value) -> str:
