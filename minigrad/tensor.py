@@ -1463,28 +1463,7 @@ def _plain_scalar(t: Tensor, other) -> bool:
     return (type(other) is float or type(other) is int) and t._data.dtype.kind == "f"
 
 
-_add, _sub, _mul = A.Add.apply, A.Sub.apply, A.Mul.apply
-
-
-class MatMul(A.MatMul):
-    """``A.MatMul`` (its forward and derivative unchanged) with each product run inside
-    ``runtime.blas_threads``: BLAS's thread count chosen by the product's size. The
-    forward and both backward products multiply the same three sizes (``A B``,
-    ``dY B^T``, ``A^T dY``: ``m k n`` multiply-adds per matrix), so one count serves all."""
-
-    @staticmethod
-    def forward(ctx, a, b):
-        ctx.macs = runtime.product_macs(a._data.shape, b._data.shape)
-        with runtime.blas_threads(ctx.macs):
-            return A.MatMul.forward(ctx, a, b)
-
-    @staticmethod
-    def backward_array(ctx, g):
-        with runtime.blas_threads(ctx.macs):
-            return A.MatMul.backward_array(ctx, g)
-
-
-_matmul = MatMul.apply
+_add, _sub, _mul, _matmul = A.Add.apply, A.Sub.apply, A.Mul.apply, A.MatMul.apply
 _add_scalar, _mul_scalar = A.AddScalar.apply, A.MulScalar.apply
 
 

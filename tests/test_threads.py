@@ -70,45 +70,6 @@ def test_set_num_threads_sets_blas_threads_through_threadpoolctl(restore_threads
     assert all(n == 1 for n in blas)
 
 
-def _blas_counts() -> list[int]:
-    from threadpoolctl import threadpool_info
-
-    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
-
-
-def test_a_small_product_runs_on_one_blas_thread_and_gives_the_count_back(restore_threads):
-    mg.set_num_threads(2)
-    if _blas_counts() != [2]:
-        pytest.skip("NumPy's BLAS is not one library threadpoolctl can set")
-    small, large = runtime.BLAS_PARALLEL_MIN_MACS - 1, runtime.BLAS_PARALLEL_MIN_MACS
-    with runtime.blas_threads(small):
-        assert _blas_counts() == [1]
-    assert _blas_counts() == [2]
-    with runtime.blas_threads(large):
-        assert _blas_counts() == [2]
-    with pytest.raises(KeyError), runtime.blas_threads(small):
-        raise KeyError  # an error inside gives the count back too
-    assert _blas_counts() == [2]
-
-
-def test_minigrads_products_leave_numpys_blas_count_as_the_program_set_it(restore_threads):
-    mg.set_num_threads(2)
-    a = mg.randn(8, 16, 4, 4, requires_grad=True)
-    w = mg.nn.Linear(4, 4)
-    y = mg.nn.functional.scaled_dot_product_attention(a, a, a) @ a.mT
-    w(y).sum().backward()
-    mg.nn.utils.clip_grad_norm_(w.parameters(), 1.0)
-    assert _blas_counts() in ([2], [])
-
-
-@pytest.mark.parametrize(
-    "a, b, expected",
-    [((3, 4), (4, 5), 60), ((7, 3, 4), (4, 5), 60), ((4,), (4, 5), 20), ((3, 4), (4,), 12)],
-)
-def test_a_products_size_is_the_multiply_adds_of_one_matrix(a, b, expected):
-    assert runtime.product_macs(a, b) == expected
-
-
 def test_for_size_picks_the_parallel_kernel_or_its_serial_twin(restore_threads):
     from minigrad.kernels.layer_norm import layer_norm_forward as kernel
 

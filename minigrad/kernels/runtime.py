@@ -53,13 +53,10 @@ import os
 from threading import get_ident
 
 __all__ = [
-    "BLAS_PARALLEL_MIN_MACS",
     "PARALLEL_MIN_ELEMENTS",
-    "blas_threads",
     "get_num_threads",
     "keep_freed_memory",
     "parallel",
-    "product_macs",
     "set_num_threads",
     "use_threading_layer",
 ]
@@ -106,56 +103,6 @@ def parallel(size: int) -> bool:
         numba.set_num_threads(min(_threads, numba.config.NUMBA_NUM_THREADS))
         _numba_threads[thread] = _threads
     return True
-
-
-#: A matrix product (one BLAS call) of fewer multiply-adds than this runs on one BLAS
-#: thread (the module docstring says why this number).
-BLAS_PARALLEL_MIN_MACS = 1 << 22
-
-_blas: list = []  # NumPy's BLAS, as a threadpoolctl controller, found on the first small product
-
-
-def _blas_controller():
-    if not _blas:
-        from threadpoolctl import ThreadpoolController
-
-        found = ThreadpoolController().select(user_api="blas").lib_controllers
-        _blas.append(found[0] if found else None)
-    return _blas[0]
-
-
-def product_macs(a_shape: tuple, b_shape: tuple) -> int:
-    """Multiply-adds of one BLAS call of ``a @ b`` (one matrix of a batch): ``m k n``."""
-    m = a_shape[-2] if len(a_shape) >= 2 else 1
-    n = b_shape[-1] if len(b_shape) >= 2 else 1
-    return m * a_shape[-1] * n
-
-
-class blas_threads:
-    """``with blas_threads(macs):`` around a matrix product of ``macs`` multiply-adds per
-    BLAS call: below ``BLAS_PARALLEL_MIN_MACS``, BLAS runs on one thread inside the block
-    and gets its thread count back after it; otherwise nothing changes. Outside minigrad's
-    products, NumPy's BLAS keeps whatever count the program (or ``set_num_threads``) gave it.
-    """
-
-    __slots__ = ("_macs", "_restore")
-
-    def __init__(self, macs: int):
-        self._macs = macs
-        self._restore = 0
-
-    def __enter__(self) -> None:
-        if self._macs < BLAS_PARALLEL_MIN_MACS:
-            blas = _blas_controller()
-            if blas is not None:
-                count = blas.get_num_threads()
-                if count != 1:
-                    blas.set_num_threads(1)
-                    self._restore = count
-
-    def __exit__(self, *exc) -> None:
-        if self._restore:
-            _blas[0].set_num_threads(self._restore)
 
 
 def use_threading_layer(name: str) -> None:

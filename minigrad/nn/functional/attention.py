@@ -50,7 +50,6 @@ from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.functions.constant import constant
 from minigrad.functions.errors import DtypeMismatchError
-from minigrad.kernels.runtime import blas_threads
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
@@ -261,16 +260,11 @@ class ScaledDotProductAttention(Function):
         bias = _bias_of(add, allow)
         if bias is not None:
             bias = bias.astype(q._data.dtype, copy=False)
-        # each product multiplies L x E x S or L x S x Ev: BLAS threads by that size
-        ctx.macs = q.shape[-2] * k.shape[-2] * max(q.shape[-1], v.shape[-1])
-        with blas_threads(ctx.macs):
-            p, pd, keep = _weights_arrays(
-                q._data, k._data, bias, causal, scale, dropout_p, out_batch
-            )
-            shape = out_batch + (q.shape[-2], v.shape[-1])
-            qd = q._data
-            same = qd.shape[:-1] == shape[:-1]  # the output keeps q's memory order
-            out = np.matmul(pd, v._data, out=_empty_like_layout(qd, shape) if same else None)
+        p, pd, keep = _weights_arrays(q._data, k._data, bias, causal, scale, dropout_p, out_batch)
+        shape = out_batch + (q.shape[-2], v.shape[-1])
+        qd = q._data
+        same = qd.shape[:-1] == shape[:-1]  # the output keeps q's memory order
+        out = np.matmul(pd, v._data, out=_empty_like_layout(qd, shape) if same else None)
         ctx.save_for_backward(q, k, v, add, p, keep)
         ctx.allow, ctx.causal, ctx.scale = allow, causal, scale
         return out
@@ -291,10 +285,9 @@ class ScaledDotProductAttention(Function):
         """The same derivative on arrays, with the fused row kernels (the engine's path)."""
         q, k, v, add, p, keep = ctx.saved_arrays
         needs = ctx.needs_input_grad
-        with blas_threads(ctx.macs):
-            dq, dk, dv, ds = _backward_arrays(
-                g, q, k, v, p, keep, ctx.scale, ctx.causal, needs, needs[3]
-            )
+        dq, dk, dv, ds = _backward_arrays(
+            g, q, k, v, p, keep, ctx.scale, ctx.causal, needs, needs[3]
+        )
         return _input_grads(needs, dq, dk, dv, ds, q, k, v, add)
 
 

@@ -22,7 +22,6 @@ from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
 from minigrad.functions.errors import DtypeError, DtypeMismatchError, ShapeError
 from minigrad.kernels.reduction import sum_leading
-from minigrad.kernels.runtime import blas_threads
 from minigrad.ops import einsum
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
@@ -39,11 +38,9 @@ def _rows(shape: tuple) -> int:
 class Linear(Function):
     @staticmethod
     def forward(ctx, x, weight, bias):
-        out_features, in_features = weight._data.shape
+        in_features = weight._data.shape[1]
         x2 = x._data.reshape(_rows(x._data.shape), in_features)  # (N, in)
-        ctx.macs = x2.shape[0] * in_features * out_features  # of each product, here and back
-        with blas_threads(ctx.macs):
-            y = x2 @ weight._data.T  # (N, out)
+        y = x2 @ weight._data.T  # (N, out)
         if bias is not None:
             y += bias._data
         ctx.save_for_backward(x, weight)
@@ -73,9 +70,8 @@ class Linear(Function):
         out_features, in_features = weight.shape
         rows = _rows(x.shape)
         g2 = g.reshape(rows, out_features)  # (N, out)
-        with blas_threads(ctx.macs):  # BLAS's thread count by size (kernels/runtime.py)
-            gx = (g2 @ weight).reshape(x.shape) if x_needs else None  # (N, in)
-            gw = g2.T @ x.reshape(rows, in_features) if w_needs else None  # (out, in)
+        gx = (g2 @ weight).reshape(x.shape) if x_needs else None  # (N, in)
+        gw = g2.T @ x.reshape(rows, in_features) if w_needs else None  # (out, in)
         gb = sum_leading(g2, 1) if b_needs else None  # (out,), a BLAS product too
         return gx, gw, gb
 

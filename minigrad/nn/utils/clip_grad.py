@@ -21,7 +21,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from minigrad.kernels.runtime import blas_threads
 from minigrad.tensor import Tensor
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_"]
@@ -43,8 +42,7 @@ def _norm(a: np.ndarray, norm_type: float) -> float:
     if flat.size == 0:
         return 0.0
     if norm_type == 2.0:
-        with blas_threads(flat.size):  # one BLAS thread for a small dot product
-            return math.sqrt(float(np.dot(flat, flat)))
+        return math.sqrt(float(np.dot(flat, flat)))
     if math.isinf(norm_type):
         return float(np.max(np.abs(flat))) if norm_type > 0 else float(np.min(np.abs(flat)))
     if norm_type == 1.0:
