@@ -260,8 +260,10 @@ class Function:
         self.next_functions = tuple(nexts)
         self._shape, self._dtype = data.shape, data.dtype
         out = Tensor._make(data, True, self)
-        if self._saved and any(s is result for s in self._saved):
-            self._save_output(result, out)
+        for s in self._saved:
+            if s is result:  # forward saved its own output
+                self._save_output(result, out)
+                break
         if _recording.active:  # inside graph_recording(): keep the arguments too
             record(self, args)
         return out
@@ -270,13 +272,12 @@ class Function:
         """``forward`` saved its own result: keep it as a ``_SavedOutput`` (no reference
         cycle), sharing the output tensor's version counter."""
         out._counter = [0]
-        saved = self._saved
-        self._saved = tuple(
-            _SavedOutput(out._data, out._counter) if s is result else s for s in saved
-        )
-        self._saved_versions = tuple(
-            0 if s is result else v for s, v in zip(saved, self._saved_versions)
-        )
+        saved, versions = list(self._saved), list(self._saved_versions)
+        for i, s in enumerate(saved):
+            if s is result:
+                saved[i] = _SavedOutput(out._data, out._counter)
+                versions[i] = 0
+        self._saved, self._saved_versions = tuple(saved), tuple(versions)
 
 
 _new = object.__new__
