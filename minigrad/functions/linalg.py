@@ -34,7 +34,17 @@ def _inv(a: np.ndarray) -> np.ndarray:
 
 def svd_arrays(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True):
     """``np.linalg.svd`` raising minigrad's ``LinAlgError`` with PyTorch's message where
-    LAPACK does not converge (a NaN in the input does that; an infinity gives NaNs)."""
+    LAPACK does not converge (a NaN in the input does that). A matrix with an infinity
+    and no NaN gives NaNs, as in PyTorch, whichever LAPACK NumPy was built with (older
+    builds stop there instead of returning NaNs)."""
+    infinite = np.isinf(a).any(axis=(-2, -1)) & ~np.isnan(a).any(axis=(-2, -1))
+    if infinite.any():
+        out = svd_arrays(np.where(infinite[..., None, None], 0, a), full_matrices, compute_uv)
+        nan = infinite if np.ndim(infinite) else np.bool_(True)
+        parts = out if compute_uv else (out,)
+        parts = tuple(np.where(nan.reshape(nan.shape + (1,) * (p.ndim - nan.ndim)), np.nan, p)
+                      for p in parts)  # fmt: skip
+        return parts if compute_uv else parts[0]
     try:
         return np.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv)
     except np.linalg.LinAlgError:
