@@ -156,7 +156,6 @@ from minigrad.surface.compat import (  # PyTorch names: torch.compile, torch.ein
     roll,
     set_float32_matmul_precision,
     sort,
-    square,
     topk,
     unbind,
 )
@@ -382,7 +381,6 @@ __all__ = [
     "roll",
     "set_float32_matmul_precision",
     "sort",
-    "square",
     "topk",
     "unbind",
     # constants

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 from collections import namedtuple
-from typing import Self
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,6 +32,9 @@ from minigrad.functions import signatures
 from minigrad.functions import unary as U
 from minigrad.functions.errors import IndexRangeError, ShapeError
 from minigrad.kernels import runtime
+
+if TYPE_CHECKING:  # typing.Self is Python 3.11's; annotations here are never evaluated
+    from typing import Self
 from minigrad.printing import shape_str
 
 _Number = (int, float, np.integer, np.floating, bool, np.bool_)

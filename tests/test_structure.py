@@ -167,3 +167,13 @@ def test_importing_the_tensor_module_alone_gives_the_surface_methods():
     code = "from minigrad.tensor import Tensor as T; print(T.sin.__name__, T.scatter_add.__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["sin", "scatter_add"]
+
+
+def test_every_public_name_is_listed_once_and_exists():
+    """``mg.__all__`` names each public name once, and each resolves."""
+    import minigrad as mg
+
+    repeated = sorted({n for n in mg.__all__ if mg.__all__.count(n) > 1})
+    assert not repeated, f"listed twice in minigrad.__all__: {repeated}"
+    missing = [n for n in mg.__all__ if not hasattr(mg, n)]
+    assert not missing, f"in minigrad.__all__ but not in minigrad: {missing}"
