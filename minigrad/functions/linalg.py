@@ -35,8 +35,8 @@ def _inv(a: np.ndarray) -> np.ndarray:
 def svd_arrays(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True):
     """``np.linalg.svd`` raising minigrad's ``LinAlgError`` with PyTorch's message where
     LAPACK does not converge (a NaN in the input does that). A matrix with an infinity
-    and no NaN gives NaNs, as in PyTorch, whichever LAPACK NumPy was built with (older
-    builds stop there instead of returning NaNs)."""
+    and no NaN gives NaNs, as in PyTorch, whichever LAPACK NumPy was built with (some
+    builds, NumPy 2.5's among them, stop there instead of returning NaNs)."""
     infinite = np.isinf(a).any(axis=(-2, -1)) & ~np.isnan(a).any(axis=(-2, -1))
     if infinite.any():
         out = svd_arrays(np.where(infinite[..., None, None], 0, a), full_matrices, compute_uv)
