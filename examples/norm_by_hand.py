@@ -13,7 +13,8 @@ import numpy as np
 
 import minigrad as mg
 import minigrad.nn.functional as F
-from minigrad.nn.norms import compare_implementations, reference
+from minigrad.gradcheck import compare_implementations
+from minigrad.nn.norms import reference
 
 x = np.array([[1.0, 2.0, 4.0, 9.0]])  # one example, 4 features
 weight = np.array([1.0, 0.5, 2.0, -1.0])

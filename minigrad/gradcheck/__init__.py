@@ -18,7 +18,9 @@ Read it from the core outwards:
   they and the node checks share); ``module``: ``gradcheck_module``;
 - ``graph``: ``gradcheck_graph``, every node of a recorded graph checked on its own
   inputs (``node``: the check of one node, and how the elements of a large input are
-  chosen).
+  chosen);
+- ``implementations``: ``compare_implementations``, a norm's fused, reference and
+  composite implementations against each other and finite differences.
 
 The package sits above ``autograd`` and ``nn``; neither imports it (``minigrad.autograd``
 re-exports the public names lazily, for PyTorch's spelling).
@@ -28,6 +30,7 @@ import sys
 
 from minigrad.gradcheck.api import gradcheck, gradgradcheck
 from minigrad.gradcheck.graph import GraphCheckResult, gradcheck_graph
+from minigrad.gradcheck.implementations import NormComparison, compare_implementations
 from minigrad.gradcheck.module import gradcheck_module
 from minigrad.gradcheck.report import (
     GradcheckError,
@@ -41,7 +44,9 @@ __all__ = [
     "GradcheckResult",
     "GradcheckWarning",
     "GraphCheckResult",
+    "NormComparison",
     "PairResult",
+    "compare_implementations",
     "gradcheck",
     "gradcheck_graph",
     "gradcheck_module",

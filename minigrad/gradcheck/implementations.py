@@ -26,6 +26,7 @@ import numpy as np
 
 from minigrad.autograd.api import grad as autograd_grad
 from minigrad.autograd.grad_mode import no_grad
+from minigrad.gradcheck.core import numerical_jacobian
 from minigrad.tensor import Tensor
 
 __all__ = ["NormComparison", "compare_implementations"]
@@ -200,7 +201,6 @@ def _argument_names(fn, args) -> list:
 def _finite_differences(fn, args, kwargs, diff, dy, step) -> list:
     """dL/d(arg) for L = sum(fn(...) * dy), by central differences in float64 (the
     gradient checker's ``numerical_jacobian`` of the one number L)."""
-    from minigrad.gradcheck.core import numerical_jacobian  # the checker sits above nn
 
     def as64(a):
         if isinstance(a, Tensor) and a.dtype.kind == "f":
