@@ -49,10 +49,6 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return Tensor._make(array, False, None)
 
 
-# The name surface/legacy.py and surface/sampling.py import the rule by.
-_float_dtype = dtypes.or_default_float
-
-
 def zeros(
     *size, dtype=None, device=None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
@@ -175,10 +171,12 @@ def _steps(steps, where: str) -> int:
 
 
 def evenly_spaced(start, end, steps, dtype: np.dtype, where: str) -> np.ndarray:
-    """``steps`` float64 values from ``start`` to ``end`` as PyTorch computes them: the
-    first half ``start + i * step``, the second half ``end - (steps - 1 - i) * step``
-    (so both ends are exact), after truncating ``start`` and ``end`` to integers when
-    ``dtype`` is an integer type. (``linspace`` and ``logspace``'s exponents.)"""
+    """``steps`` float64 values from ``start`` to ``end`` by PyTorch's formula: the first
+    half ``start + i * step``, the second half ``end - (steps - 1 - i) * step`` (so both
+    ends are exact), after truncating ``start`` and ``end`` to integers when ``dtype``
+    is an integer type. (``linspace`` and ``logspace``'s exponents.) Computed in float64
+    and rounded once: float64 results are PyTorch's; in float32, where PyTorch computes
+    in float32, a value may differ from PyTorch's by one unit in the last place."""
     start, end = _number(start, where), _number(end, where)
     steps = _steps(steps, where)
     if dtype.kind in "iub":
@@ -195,7 +193,7 @@ def linspace(
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` (both included); 0-d
     tensors are accepted as ``start`` and ``end``."""
-    dtype = _float_dtype(dtype)
+    dtype = dtypes.or_default_float(dtype)
     data = evenly_spaced(start, end, steps, dtype, "linspace").astype(dtype)
     return _finish(data, requires_grad, device, "linspace")
 
@@ -214,7 +212,7 @@ def eye(
             raise TypeError(f"eye(): argument '{name}' must be int, not {type(v).__name__}")
         if v < 0:
             raise ShapeError(f"{name} must be greater or equal to 0, got {v}")
-    data = np.eye(n, n if m is None else m, dtype=_float_dtype(dtype))
+    data = np.eye(n, n if m is None else m, dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "eye")
 
 

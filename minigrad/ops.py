@@ -16,6 +16,7 @@ from minigrad.functions import shape as S
 from minigrad.functions import signatures
 from minigrad.functions.einsum import Einsum, check_sizes, parse
 from minigrad.functions.errors import ShapeError
+from minigrad.functions.windows import Diagonal
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, _with_scalar, as_tensor
 
@@ -87,6 +88,7 @@ def matmul(a, b) -> Tensor:
     return A.matmul(a, b)
 
 
+@lower_precision  # bfloat16 under mg.autocast, as PyTorch's einsum (its products are bmm)
 def einsum(equation: str, *operands) -> Tensor:
     """``mg.einsum("bij,bjk->bik", a, b)``: sums of products named by subscripts
     (``...`` and the implicit output included); differentiable in every operand."""
@@ -105,8 +107,6 @@ def einsum(equation: str, *operands) -> Tensor:
 def _without_repeats(t: Tensor, sub: str) -> tuple:
     """An operand whose subscript repeats a letter (``"iji"``) as the diagonal over those
     dims (a view, moved to the end) under the letter once (``"ji"``)."""
-    from minigrad.functions.windows import Diagonal
-
     for c in sub:
         while sub.count(c) > 1:
             i = sub.index(c)

@@ -678,10 +678,10 @@ class Tensor(FloatCasts):
     def mean(self, dim=None, keepdim: bool = False, dtype=None):
         """The mean over ``dim``; as in PyTorch, of a floating tensor (or one cast by
         ``dtype=`` to a floating dtype) only: an integer mean has no dtype to be in."""
-        which, kind = ("Optional", np.dtype(dtype).kind) if dtype is not None else (
-            "Input", self._data.dtype.kind)  # fmt: skip
-        if kind != "f":
-            name = printing.torch_dtype_name(self._data.dtype if dtype is None else np.dtype(dtype))
+        wanted = self._data.dtype if dtype is None else dtypes.as_dtype(dtype)
+        if wanted.kind != "f":
+            which = "Input" if dtype is None else "Optional"
+            name = printing.torch_dtype_name(wanted)
             raise RuntimeError(
                 f"mean(): could not infer output dtype. {which} dtype must be either a floating "
                 f"point or complex dtype. Got: {name}"
@@ -953,10 +953,11 @@ class Tensor(FloatCasts):
                     f"{shape_str(self._data.shape)})"
                 )
         size = self._data.shape[d]
-        if index.min() < -size or index.max() >= size:
+        low, high = index.min(), index.max()
+        if low < 0 or high >= size:  # PyTorch's gather takes no negative index
             raise IndexRangeError(
-                f"gather: index {index.max() if index.max() >= size else index.min()} is out "
-                f"of bounds for dimension {d} with size {size}"
+                f"gather: index {high if high >= size else low} is out of bounds for "
+                f"dimension {d} with size {size}"
             )
         return I.Gather.apply(self, d, index)
 

@@ -358,22 +358,18 @@ def matmul(a, b):
             f"{torch_dtype_name(a._data.dtype)} != {torch_dtype_name(b._data.dtype)}"
         )
     if a._data.ndim >= 2 and b._data.ndim >= 2:
-        a, b = promote(a, b)
         return MatMul.apply(a, b)
     if a._data.ndim == 1 and b._data.ndim == 1:
         if a._data.shape != b._data.shape:
             raise _matmul_error(a._data.shape, b._data.shape)
-        a, b = promote(a, b)
         return MatMul.apply(a.reshape(1, -1), b.reshape(-1, 1)).reshape(())
     if a._data.ndim == 1:
         if a._data.shape[0] != b._data.shape[-2]:
             raise _matmul_error(a._data.shape, b._data.shape)
-        a, b = promote(a, b)
         out = MatMul.apply(a.reshape(1, -1), b)
         return out.reshape(out._data.shape[:-2] + out._data.shape[-1:])
     if a._data.shape[-1] != b._data.shape[0]:
         raise _matmul_error(a._data.shape, b._data.shape)
-    a, b = promote(a, b)
     return MatMul.apply(a, b.reshape(-1, 1)).reshape(a._data.shape[:-1])
 
 

@@ -257,11 +257,8 @@ class Gather(Function):
     @staticmethod
     def forward(ctx, x, dim, index):
         ctx.in_shape = x._data.shape
-        ctx.full = _along_index(index, dim)
-        try:
-            return x._data[ctx.full]
-        except IndexError as e:
-            raise IndexError(f"gather: index out of range for dim {dim}: {e}") from None
+        ctx.full = _along_index(index, dim)  # checked by Tensor.gather, the public entry
+        return x._data[ctx.full]
 
     @staticmethod
     def backward(ctx, g):

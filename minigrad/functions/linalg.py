@@ -100,9 +100,7 @@ class Det(Function):
         a, y = ctx.saved_tensors
         if np.all(y._data != 0):  # differentiable again through the inverse
             return (g * y).unsqueeze(-1).unsqueeze(-1) * Inv.apply(a).mT
-        from minigrad.functions.constant import constant
-
-        return g.unsqueeze(-1).unsqueeze(-1) * constant(cofactors(a._data))
+        return g.unsqueeze(-1).unsqueeze(-1) * _cofactors_tensor(a)
 
     @staticmethod
     def backward_array(ctx, g):
@@ -110,6 +108,18 @@ class Det(Function):
         if np.all(y != 0):
             return (g * y)[..., None, None] * _mT(_inv(a))
         return g[..., None, None] * cofactors(a)
+
+
+def _cofactors_tensor(a):
+    """``cofactors`` in Tensor operations, so that it can be differentiated again:
+    ``C_ij = (-1)^(i+j) det(A without row i and column j)``, every minor at once."""
+    from minigrad.functions.constant import constant
+
+    n = a.shape[-1]
+    keep = np.array([[k for k in range(n) if k != i] for i in range(n)], np.int64)
+    minors = a[..., keep.reshape(n, 1, n - 1, 1), keep.reshape(1, n, 1, n - 1)]
+    sign = (-1.0) ** np.add.outer(np.arange(n), np.arange(n))
+    return Det.apply(minors) * constant(sign.astype(a.dtype))
 
 
 def cofactors(a: np.ndarray) -> np.ndarray:

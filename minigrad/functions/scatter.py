@@ -26,11 +26,11 @@ def _identity(reduce: str, dtype: np.dtype):
     """The value that leaves any other unchanged: 1, or the dtype's lowest / highest."""
     if reduce == "prod":
         return dtype.type(1)
-    info = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype) if dtype.kind in "iu" else None
-    if info is None:  # bool
+    if dtype.kind == "b":
         return np.False_ if reduce == "amax" else np.True_
     if dtype.kind == "f":
         return dtype.type(-np.inf if reduce == "amax" else np.inf)
+    info = np.iinfo(dtype)
     return dtype.type(info.min if reduce == "amax" else info.max)
 
 

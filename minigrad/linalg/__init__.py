@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
 from minigrad.functions.reduction import normalize_dims
@@ -63,6 +64,7 @@ def matmul(input, other) -> Tensor:
     return as_tensor(input) @ other
 
 
+@lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def vecdot(x, y, *, dim: int = -1) -> Tensor:
     """sum(x * y) along ``dim``, broadcasting."""
     return (as_tensor(x) * y).sum(dim)

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.creation import _finish, _float_dtype, evenly_spaced, tensor
+from minigrad.creation import _finish, evenly_spaced, tensor
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -25,14 +25,14 @@ def logspace(
     """``steps`` values ``base ** t`` for t evenly spaced from ``start`` to ``end`` (as
     ``linspace`` spaces them: 0-d tensors accepted, truncated to integers for an integer
     ``dtype``)."""
-    dtype = _float_dtype(dtype)
+    dtype = dtypes.or_default_float(dtype)
     exponents = evenly_spaced(start, end, steps, dtype, "logspace")
     return _finish((float(base) ** exponents).astype(dtype), requires_grad, device, "logspace")
 
 
 def scalar_tensor(s, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A 0-d tensor holding ``s`` (float32 unless ``dtype`` says otherwise)."""
-    data = np.asarray(s, dtype=_float_dtype(dtype))
+    data = np.asarray(s, dtype=dtypes.or_default_float(dtype))
     return _finish(data, requires_grad, device, "scalar_tensor")
 
 
@@ -61,7 +61,9 @@ def range(start, end, step=1, *, dtype=None, device=None, requires_grad: bool = 
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     count = int(np.floor((end - start) / step)) + 1
-    data = (start + step * np.arange(count, dtype=np.float64)).astype(_float_dtype(dtype))
+    data = (start + step * np.arange(count, dtype=np.float64)).astype(
+        dtypes.or_default_float(dtype)
+    )
     return _finish(data, requires_grad, device, "range")
 
 
@@ -75,7 +77,7 @@ def empty_strided(
         raise RuntimeError(f"mismatch in length of strides and shape: {size} and {stride}")
     if any(s < 0 for s in stride):
         raise RuntimeError(f"empty_strided: strides must be non-negative, got {list(stride)}")
-    dtype = _float_dtype(dtype)
+    dtype = dtypes.or_default_float(dtype)
     extent = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     buffer = np.zeros(extent, dtype)
     byte_strides = tuple(s * buffer.itemsize for s in stride)
@@ -95,7 +97,7 @@ def empty_permuted(
             f"Number of dimensions in size does not match the length of the physical_layout; "
             f"or physical_layout {list(order)} is not a permutation"
         )
-    block = np.zeros(tuple(size[d] for d in order), _float_dtype(dtype))
+    block = np.zeros(tuple(size[d] for d in order), dtypes.or_default_float(dtype))
     return _finish(block.transpose(np.argsort(order)), requires_grad, device, "empty_permuted")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.autograd.function import Function
 from minigrad.creation import multinomial
@@ -115,7 +116,7 @@ def normal(
     - ``normal(mean, std, size)`` with numbers: a new tensor of ``size`` (float32
       unless ``dtype`` says otherwise).
     """
-    from minigrad.creation import _finish, _float_dtype
+    from minigrad.creation import _finish
 
     gen = _random.resolve(generator)
     if not isinstance(mean, Tensor) and not isinstance(std, Tensor):
@@ -127,7 +128,7 @@ def normal(
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         shape = _size_args(tuple(size) if isinstance(size, (tuple, list)) else (size,))
-        data = gen.normal(mean, std, shape).astype(_float_dtype(dtype))
+        data = gen.normal(mean, std, shape).astype(dtypes.or_default_float(dtype))
         return _finish(data, requires_grad, device, "normal")
     if size is not None:
         raise TypeError("normal(): size is only accepted with a number mean and std")

@@ -114,6 +114,7 @@ def take_along_dim(input, indices, dim=None) -> Tensor:
     if dim is None:
         return take(x, idx.reshape(-1))
     d = _dim(dim, x.ndim)
+    idx = np.where(idx < 0, idx + x.shape[d], idx)  # take_along_dim counts from the end
     shape = list(np.broadcast_shapes(_without(x.shape, d), _without(idx.shape, d)))
     x_shape, idx_shape = list(shape), list(shape)
     x_shape[d], idx_shape[d] = x.shape[d], idx.shape[d]

@@ -81,6 +81,7 @@ PRODUCTS = {
     "bmm": lambda lib, x, w, b: lib.bmm(x.reshape(2, 3, 8), w.reshape(2, 8, 8)),
     "addmm": lambda lib, x, w, b: lib.addmm(b[:6], x.reshape(6, 8)[:, :6], w[:6, :6]),
     "baddbmm": lambda lib, x, w, b: lib.baddbmm(b[:8], x.reshape(2, 3, 8), w.reshape(2, 8, 8)),
+    "einsum": lambda lib, x, w, b: lib.einsum("ij,kj->ik", x, w),
 }
 
 
@@ -105,6 +106,20 @@ def test_products_give_pytorchs_numbers_forward_and_backward(torch, name, kind):
             assert ours.grad is None
         else:
             np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+
+
+def test_vecdot_is_a_product_too_within_one_bfloat16_rounding(torch):
+    """``linalg.vecdot`` is on PyTorch's list of products autocast lowers; PyTorch's
+    kernel adds in another order, so the rounded sums may differ by one unit of
+    bfloat16 (at most 2^-7 relative)."""
+    (x, w), (tx, tw) = _pair(torch, (6, 8), (6, 8))
+    with mg.autocast("cpu", dtype=mg.bfloat16):
+        y = mg.linalg.vecdot(x, w)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        ty = torch.linalg.vecdot(tx, tw)
+    assert ty.dtype == torch.bfloat16
+    np.testing.assert_array_equal(round_bfloat16(y.numpy()), y.numpy())  # bfloat16 values
+    np.testing.assert_allclose(y.numpy(), ty.float().detach().numpy(), rtol=2**-7)
 
 
 def test_attention_within_bfloat16_rounding(torch):

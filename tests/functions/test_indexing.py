@@ -271,3 +271,12 @@ def test_tril_triu_match_torch(name, diagonal, rng, parity, check_grads):
     fn = lambda t: getattr(t, name)(diagonal)  # noqa: E731
     parity(fn, fn, x)
     check_grads(fn, mg.tensor(x, requires_grad=True))
+
+
+def test_gather_refuses_a_negative_index_and_take_along_dim_counts_it_from_the_end():
+    """PyTorch's gather raises for index -1 (RuntimeError); take_along_dim wraps it."""
+    x = mg.arange(6.0).reshape(2, 3)
+    index = mg.tensor([[-1, 0], [2, -3]])
+    with pytest.raises(RuntimeError, match="out of bounds for dimension 1 with size 3"):
+        x.gather(1, index)
+    assert mg.take_along_dim(x, index, 1).tolist() == [[2.0, 0.0], [5.0, 3.0]]

@@ -138,3 +138,15 @@ def test_the_sign_of_slogdet_and_an_empty_householder_product_stay_in_the_graph(
     np.testing.assert_allclose(a.grad.numpy(), np.linalg.inv(a.numpy()).T)
     h = mg.linalg.householder_product(a, mg.zeros(0, dtype=mg.float64))
     assert h.tolist() == [[1.0, 0.0], [0.0, 1.0]] and h.requires_grad
+
+
+def test_det_at_a_singular_matrix_is_differentiable_twice():
+    """The cofactor gradient at det A = 0 stays in the graph: the second derivative
+    (the Hessian of det) is the one finite differences give, not dropped."""
+    from minigrad.gradcheck import gradgradcheck
+
+    singular = [[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.0, 1.0, 5.0]]
+    a = mg.tensor([singular, np.eye(3) * 2.0], dtype=mg.float64, requires_grad=True)
+    assert gradgradcheck(mg.linalg.det, (a,))
+    (g,) = mg.autograd.grad(mg.linalg.det(a[0]), a, create_graph=True)
+    assert g.requires_grad
