@@ -46,7 +46,8 @@ def round_array(a: np.ndarray, kind: str) -> np.ndarray:
     """``a`` rounded to ``kind`` (``"bfloat16"`` or ``"float16"``), kept as float32."""
     if kind == "bfloat16":
         return round_bfloat16(a)
-    return np.asarray(a).astype(np.float16).astype(np.float32)
+    with np.errstate(over="ignore"):  # beyond float16's range is inf, as in PyTorch
+        return np.asarray(a).astype(np.float16).astype(np.float32)
 
 
 class RoundTo(Function):

@@ -63,6 +63,18 @@ class _EmbeddingTable(Module):
                 )
             self.weight = Parameter(w, requires_grad=not freeze)
 
+    def _table_options(self) -> str:
+        """``max_norm``, ``norm_type`` and ``scale_grad_by_freq`` as PyTorch's repr shows
+        them (only those set away from their defaults)."""
+        s = ""
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2.0:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        return s
+
     def reset_parameters(self) -> None:
         """weight ~ N(0, 1), with the padding row (if any) set to zero."""
         init.normal_(self.weight)
@@ -134,7 +146,7 @@ class Embedding(_EmbeddingTable):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
-        return s
+        return s + self._table_options()
 
 
 class EmbeddingBag(_EmbeddingTable):
@@ -188,4 +200,5 @@ class EmbeddingBag(_EmbeddingTable):
 
     def extra_repr(self) -> str:
         pad = f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
-        return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'{pad}"
+        options = self._table_options()
+        return f"{self.num_embeddings}, {self.embedding_dim}{options}, mode='{self.mode}'{pad}"

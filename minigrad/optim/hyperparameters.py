@@ -3,7 +3,9 @@ messages, and the rule that an optimizer's ``defaults`` are its constructor's ar
 
 from __future__ import annotations
 
-from minigrad.optim.optimizer import IMPLEMENTATION_OPTIONS, _check_non_negative
+import numpy as np
+
+from minigrad.optim.optimizer import IMPLEMENTATION_OPTIONS
 
 __all__ = ["check_non_negative", "defaults_from"]
 
@@ -23,7 +25,11 @@ def check_non_negative(**hyperparameters: float) -> None:
         ValueError: Invalid momentum value: -0.9
     """
     for name, value in hyperparameters.items():
-        _check_non_negative(_MESSAGE_NAMES.get(name, f"{name} value"), value)
+        said = _MESSAGE_NAMES.get(name, f"{name} value")
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+            raise TypeError(f"{said} must be a number, got {value!r}")
+        if not value >= 0.0:
+            raise ValueError(f"Invalid {said}: {value}")
 
 
 #: Constructor arguments that are not hyperparameters: the instance, the parameters,

@@ -135,13 +135,6 @@ def _accepting_options(init, names: tuple[str, ...]):
     return __init__
 
 
-def _check_non_negative(name: str, value: float) -> None:
-    if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a number, got {value!r}")
-    if not value >= 0.0:
-        raise ValueError(f"Invalid {name}: {value}")
-
-
 class Optimizer:
     """Base class. Subclasses set ``defaults`` and implement ``update`` (the rule for one
     parameter; ``step`` runs it on every parameter that has a gradient) and, if they keep

@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from minigrad.serialization.errors import CheckpointError
-from minigrad.serialization.tree import MAX_INT_DIGITS, Decoder
+from minigrad.serialization.tree import Decoder, parse_int
 
 MANIFEST_KEY = "__minigrad_manifest__"
 VERSION = 1
@@ -124,13 +124,6 @@ def _read_manifest(zf, info, name) -> dict:
             f"supported (this minigrad reads version {VERSION})"
         )
     return manifest
-
-
-def parse_int(text: str) -> int:
-    """``json.loads``' integer parser, refusing integers of more than MAX_INT_DIGITS."""
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
-        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
 
 
 def _read_member(zf, info, name, what: str) -> np.ndarray:

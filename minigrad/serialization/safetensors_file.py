@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from minigrad.serialization.errors import CheckpointError
+from minigrad.serialization.tree import parse_int
 
 VERSION = 2
 METADATA_KEY = "minigrad"
@@ -130,8 +131,6 @@ class Reader:
 def _read_header(fh, name) -> dict:
     import json
 
-    from minigrad.serialization.npz_file import parse_int
-
     start = fh.tell()
     end = fh.seek(0, os.SEEK_END)
     fh.seek(start)
@@ -161,8 +160,6 @@ def _read_header(fh, name) -> dict:
 
 def _document(metadata: dict, name) -> dict | None:
     import json
-
-    from minigrad.serialization.npz_file import parse_int
 
     text = metadata.get(METADATA_KEY)
     if text is None:

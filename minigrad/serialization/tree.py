@@ -30,6 +30,14 @@ MAX_DEPTH = 100
 #: Integers with more digits than this are refused by ``save`` and ``load``.
 MAX_INT_DIGITS = 100
 
+
+def parse_int(text: str) -> int:
+    """``json.loads``' integer parser, refusing integers of more than MAX_INT_DIGITS."""
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"an integer of {len(text.lstrip('-'))} digits (at most {MAX_INT_DIGITS})")
+    return int(text)
+
+
 #: The dtypes the safetensors format has names for (BOOL, U8, I8, ..., F64), little-endian.
 NAMED_DTYPES = frozenset(
     np.dtype(t) for t in ("?", "<u1", "<i1", "<u2", "<i2", "<u4", "<i4", "<u8", "<i8",

@@ -237,3 +237,13 @@ def test_custom_fwd_casts_inputs_and_custom_bwd_restores_the_state():
     y.sum().backward()
     assert states == [(False, mg.float64), True]
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 4.0])
+
+
+def test_float16_overflow_is_inf_without_a_warning():
+    """A product beyond float16's range is inf, as in PyTorch, and library code warns
+    nothing (NumPy would warn "overflow encountered in cast")."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isinf(round_array(np.array([1e6, -1e6], np.float32), "float16")).all()

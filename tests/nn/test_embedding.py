@@ -149,3 +149,44 @@ def test_max_norm_and_scale_grad_by_freq_match_pytorch(torch):
         results.append((w.detach().numpy().copy(), out.detach().numpy(), w.grad.numpy()))
     for got, want in zip(*results):
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "cls, kwargs",
+    [
+        (nn.Embedding, dict(padding_idx=0, max_norm=1.0)),
+        (nn.Embedding, dict(norm_type=3.0, scale_grad_by_freq=True)),
+        (nn.EmbeddingBag, dict(padding_idx=1, max_norm=2.0, norm_type=1.0)),
+        (nn.EmbeddingBag, dict(scale_grad_by_freq=True, mode="sum")),
+    ],
+)
+def test_repr_shows_the_table_options_as_pytorch(torch, cls, kwargs):
+    ours, theirs = cls(5, 3, **kwargs), getattr(torch.nn, cls.__name__)(5, 3, **kwargs)
+    assert repr(ours) == repr(theirs)
+
+
+def test_embedding_bag_max_mode_refuses_frequency_scaling_as_pytorch():
+    with pytest.raises(ValueError, match="max mode does not support scaling the gradient"):
+        F.embedding_bag(mg.tensor([[0, 1]]), mg.randn(3, 2), mode="max", scale_grad_by_freq=True)
+
+
+def test_embedding_bag_max_norm_renormalizes_the_rows_it_uses_as_pytorch(torch, rng):
+    w = rng.standard_normal((6, 3)) * 3
+    index = np.array([[0, 2, 2], [5, 1, 0]])
+    ours, theirs = mg.tensor(w.copy()), torch.tensor(w.copy())
+    out = F.embedding_bag(mg.tensor(index), ours, max_norm=1.5, mode="sum")
+    ref = torch.nn.functional.embedding_bag(torch.tensor(index), theirs, max_norm=1.5, mode="sum")
+    np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)  # renormalized in place
+
+
+def test_embedding_bag_scale_grad_by_freq_divides_each_rows_gradient_by_its_count():
+    """Computed by hand: with mode='sum' and a cotangent of ones, each use of a row sends
+    ones back, and the row's gradient is (its uses) / (its count in the batch) = 1 for
+    every row used. (PyTorch's CPU kernel differs when counts are mixed.)"""
+    w = mg.randn(6, 2, dtype=mg.float64, requires_grad=True)
+    index = mg.tensor([0, 2, 2, 5, 1, 2, 0, 0])
+    offsets = mg.tensor([0, 3, 5])
+    F.embedding_bag(index, w, offsets, mode="sum", scale_grad_by_freq=True).sum().backward()
+    expected = np.array([[1, 1], [1, 1], [1, 1], [0, 0], [0, 0], [1, 1]], dtype=float)
+    np.testing.assert_array_equal(w.grad.numpy(), expected)

@@ -61,10 +61,8 @@ def linear_cross_entropy(
                 f"K-dimensional loss defined by linear_weight shape {tuple(w.shape)} requires "
                 f"batched input, got input of shape {tuple(x.shape)}"
             )
-        out_features = w.shape[:-1]
-        logits = (x @ w.reshape(-1, w.shape[-1]).mT).reshape(*x.shape[:-1], *out_features)
-        if linear_bias is not None:
-            logits = logits + as_tensor(linear_bias)
+        bias = None if linear_bias is None else as_tensor(linear_bias).reshape(-1)
+        logits = linear(x, w.reshape(-1, w.shape[-1]), bias).reshape(*x.shape[:-1], *w.shape[:-1])
     return cross_entropy(
         logits,
         target,
