@@ -46,7 +46,7 @@ def main() -> None:
     from minigrad.kernels import runtime
 
     mg.set_num_threads(args.threads)
-    runtime.keep_freed_memory()
+    runtime.keep_freed_memory()  # as in a training step, from its first backward() on
     rng = np.random.default_rng(0)
     a = rng.standard_normal((1024, 128), dtype=np.float32)
     b = rng.standard_normal((128, 512), dtype=np.float32)

@@ -84,7 +84,7 @@ def _table() -> tuple[dict, dict, list[tuple[re.Pattern, str]], frozenset, froze
     """The categories, the exact names (a dict: most entries), the wildcard patterns and
     PyTorch's module paths, and those of them that are not an attribute of their parent
     (``torch.multiprocessing.spawn`` is a function)."""
-    import json  # only when a lookup first fails: importing minigrad stays lean
+    import json  # read once, on first use (install_tensor_names uses it at import)
 
     data = json.loads(_TABLE.read_text())
     cats = data["categories"]
@@ -142,7 +142,7 @@ def _message(dotted: str, entry: Entry) -> str:
     if entry is MISSING:
         return (
             f"torch.{dotted} is not implemented in minigrad (its module exists so that "
-            "imports work; tools/census_todo.txt lists what is missing)"
+            "imports work, but this name is not written yet)"
         )
     title = categories()[entry.category]["title"]
     return (

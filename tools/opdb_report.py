@@ -166,18 +166,20 @@ def render_results(sweep: dict) -> str:
     lines += [
         "",
         "Error inputs (inputs PyTorch rejects): minigrad must raise; PyTorch's exception "
-        "class (or a subclass) is counted apart from another class.",
+        "class (or a subclass) is counted apart from another class. *Refused*: minigrad "
+        "declines a feature the input uses (`UnsupportedError`, or an `out=` argument); "
+        "*skipped*: an input minigrad cannot express, or one this PyTorch accepts.",
         "",
         "| namespace | error inputs | PyTorch's class | another class | accepted | crash | "
-        "skipped |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "refused | skipped |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for ns in _ordered(errors):
         c = errors[ns]
         label = "nn (module_db)" if ns == "nn" else ns
         lines.append(
             f"| {label} | {sum(c.values())} | {c['raised']} | {c['other class']} | "
-            f"{c['accepted']} | {c['crash']} | {c['skipped']} |"
+            f"{c['accepted']} | {c['crash']} | {c['refused']} | {c['skipped']} |"
         )
     lines += ["", "### Samples that do not pass", ""]
     lines += _failures(sweep) or ["none"]

@@ -64,7 +64,8 @@ def _resolve(path: str) -> pathlib.Path:
 
     p = pathlib.Path(path)
     if p.is_dir():
-        p = RunFolder(p).saved_checkpoint() or p / "checkpoint.safetensors"
+        run = RunFolder(p)
+        p = run.saved_checkpoint() or run.checkpoint
     if not p.is_file():
         raise CLIError(f"--checkpoint {path}: no such checkpoint file")
     return p
