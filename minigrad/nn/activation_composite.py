@@ -63,31 +63,44 @@ class _Pointwise(Module):
         return ", ".join(f"{k}={getattr(self, k)}" for k in self._options)
 
 
-class ELU(_Pointwise):
-    """``x`` for x > 0, ``alpha (exp(x) - 1)`` otherwise. Shape: any -> same."""
-
-    fn = staticmethod(F.elu)
-
-    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
-        super().__init__(alpha=alpha, inplace=inplace)
-
-
-class SELU(_Pointwise):
-    """``1.0507 * elu(x, 1.6733)`` (self-normalizing). Shape: any -> same."""
-
-    fn = staticmethod(F.selu)
+class _InplacePointwise(_Pointwise):
+    """A pointwise layer whose one option is ``inplace`` (accepted as in PyTorch; the
+    result is computed out of place)."""
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__(inplace=inplace)
 
 
-class CELU(_Pointwise):
-    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``. Shape: any -> same."""
-
-    fn = staticmethod(F.celu)
+class _AlphaPointwise(_Pointwise):
+    """A pointwise layer with options ``alpha`` and ``inplace`` (ELU, CELU)."""
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__(alpha=alpha, inplace=inplace)
+
+
+class _Shrink(_Pointwise):
+    """A shrinkage layer: its one option is the half-width ``lambd`` of the zeroed band."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__(lambd=lambd)
+
+
+class ELU(_AlphaPointwise):
+    """``x`` for x > 0, ``alpha (exp(x) - 1)`` otherwise. Shape: any -> same."""
+
+    fn = staticmethod(F.elu)
+
+
+class SELU(_InplacePointwise):
+    """``1.0507 * elu(x, 1.6733)`` (self-normalizing). Shape: any -> same."""
+
+    fn = staticmethod(F.selu)
+
+
+class CELU(_AlphaPointwise):
+    """``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``. Shape: any -> same."""
+
+    fn = staticmethod(F.celu)
 
 
 class Hardtanh(_Pointwise):
@@ -101,40 +114,28 @@ class Hardtanh(_Pointwise):
         super().__init__(min_val=min_val, max_val=max_val, inplace=inplace)
 
 
-class ReLU6(_Pointwise):
+class ReLU6(_InplacePointwise):
     """``min(max(0, x), 6)``. Shape: any -> same."""
 
     fn = staticmethod(F.relu6)
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=inplace)
 
-
-class Hardsigmoid(_Pointwise):
+class Hardsigmoid(_InplacePointwise):
     """``relu6(x + 3) / 6``. Shape: any -> same."""
 
     fn = staticmethod(F.hardsigmoid)
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=inplace)
 
-
-class Hardswish(_Pointwise):
+class Hardswish(_InplacePointwise):
     """``x * relu6(x + 3) / 6``. Shape: any -> same."""
 
     fn = staticmethod(F.hardswish)
 
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=inplace)
 
-
-class Mish(_Pointwise):
+class Mish(_InplacePointwise):
     """``x * tanh(softplus(x))``. Shape: any -> same."""
 
     fn = staticmethod(F.mish)
-
-    def __init__(self, inplace: bool = False) -> None:
-        super().__init__(inplace=inplace)
 
 
 class Softplus(_Pointwise):
@@ -152,22 +153,16 @@ class Softsign(_Pointwise):
     fn = staticmethod(F.softsign)
 
 
-class Softshrink(_Pointwise):
+class Softshrink(_Shrink):
     """``x -/+ lambd`` outside ``[-lambd, lambd]``, 0 inside. Shape: any -> same."""
 
     fn = staticmethod(F.softshrink)
 
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__(lambd=lambd)
 
-
-class Hardshrink(_Pointwise):
+class Hardshrink(_Shrink):
     """``x`` outside ``[-lambd, lambd]``, 0 inside. Shape: any -> same."""
 
     fn = staticmethod(F.hardshrink)
-
-    def __init__(self, lambd: float = 0.5) -> None:
-        super().__init__(lambd=lambd)
 
 
 class Tanhshrink(_Pointwise):
