@@ -69,136 +69,47 @@ class _Pad(Module):
         return f"{self.padding}{value}"
 
 
-class ConstantPad1d(_Pad):
-    """Pad the last 1 dimension with ``value``."""
-
-    dims = 1
+class _ConstantPadNd(_Pad):
+    """``ConstantPad{1,2,3}d``: the fill ``value`` is required, as in PyTorch."""
 
     def __init__(self, padding, value: float) -> None:
         super().__init__(padding, value)
 
 
-class ZeroPad1d(_Pad):
-    """Pad the last 1 dimension with zeros."""
-
-    dims = 1
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding, 0.0)
-
-
-class ReflectionPad1d(_Pad):
-    """Pad the last 1 dimension with the reflection of the input (edge not repeated)."""
-
-    mode, dims = "reflect", 1
+class _WidthsOnly(_Pad):
+    """The other padding layers: ``padding`` is the one argument, the fill comes from
+    ``mode`` (zeros for ``ZeroPad{1,2,3}d``)."""
 
     def __init__(self, padding) -> None:
         super().__init__(padding)
 
 
-class ReplicationPad1d(_Pad):
-    """Pad the last 1 dimension with copies of the edge values."""
-
-    mode, dims = "replicate", 1
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
-
-
-class CircularPad1d(_Pad):
-    """Pad the last 1 dimension with the input wrapped around."""
-
-    mode, dims = "circular", 1
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
+def _padding_layer(name: str, base: type, mode: str, dims: int, fill: str) -> type:
+    """The public layer ``name``: ``base`` padding the last ``dims`` dimensions in
+    ``mode``, its docstring naming the ``fill``."""
+    doc = f"Pad the last {dims} dimension{'s' if dims > 1 else ''} with {fill}."
+    attrs = {"__doc__": doc, "__module__": __name__, "__qualname__": name}
+    return type(name, (base,), {**attrs, "mode": mode, "dims": dims})
 
 
-class ConstantPad2d(_Pad):
-    """Pad the last 2 dimensions with ``value``."""
+_VALUE = "``value``"
+_ZEROS = "zeros"
+_REFLECTION = "the reflection of the input (edge not repeated)"
+_EDGE = "copies of the edge values"
+_WRAPPED = "the input wrapped around"
 
-    dims = 2
-
-    def __init__(self, padding, value: float) -> None:
-        super().__init__(padding, value)
-
-
-class ZeroPad2d(_Pad):
-    """Pad the last 2 dimensions with zeros."""
-
-    dims = 2
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding, 0.0)
-
-
-class ReflectionPad2d(_Pad):
-    """Pad the last 2 dimensions with the reflection of the input (edge not repeated)."""
-
-    mode, dims = "reflect", 2
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
-
-
-class ReplicationPad2d(_Pad):
-    """Pad the last 2 dimensions with copies of the edge values."""
-
-    mode, dims = "replicate", 2
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
-
-
-class CircularPad2d(_Pad):
-    """Pad the last 2 dimensions with the input wrapped around."""
-
-    mode, dims = "circular", 2
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
-
-
-class ConstantPad3d(_Pad):
-    """Pad the last 3 dimensions with ``value``."""
-
-    dims = 3
-
-    def __init__(self, padding, value: float) -> None:
-        super().__init__(padding, value)
-
-
-class ZeroPad3d(_Pad):
-    """Pad the last 3 dimensions with zeros."""
-
-    dims = 3
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding, 0.0)
-
-
-class ReflectionPad3d(_Pad):
-    """Pad the last 3 dimensions with the reflection of the input (edge not repeated)."""
-
-    mode, dims = "reflect", 3
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
-
-
-class ReplicationPad3d(_Pad):
-    """Pad the last 3 dimensions with copies of the edge values."""
-
-    mode, dims = "replicate", 3
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
-
-
-class CircularPad3d(_Pad):
-    """Pad the last 3 dimensions with the input wrapped around."""
-
-    mode, dims = "circular", 3
-
-    def __init__(self, padding) -> None:
-        super().__init__(padding)
+ConstantPad1d = _padding_layer("ConstantPad1d", _ConstantPadNd, "constant", 1, _VALUE)
+ZeroPad1d = _padding_layer("ZeroPad1d", _WidthsOnly, "constant", 1, _ZEROS)
+ReflectionPad1d = _padding_layer("ReflectionPad1d", _WidthsOnly, "reflect", 1, _REFLECTION)
+ReplicationPad1d = _padding_layer("ReplicationPad1d", _WidthsOnly, "replicate", 1, _EDGE)
+CircularPad1d = _padding_layer("CircularPad1d", _WidthsOnly, "circular", 1, _WRAPPED)
+ConstantPad2d = _padding_layer("ConstantPad2d", _ConstantPadNd, "constant", 2, _VALUE)
+ZeroPad2d = _padding_layer("ZeroPad2d", _WidthsOnly, "constant", 2, _ZEROS)
+ReflectionPad2d = _padding_layer("ReflectionPad2d", _WidthsOnly, "reflect", 2, _REFLECTION)
+ReplicationPad2d = _padding_layer("ReplicationPad2d", _WidthsOnly, "replicate", 2, _EDGE)
+CircularPad2d = _padding_layer("CircularPad2d", _WidthsOnly, "circular", 2, _WRAPPED)
+ConstantPad3d = _padding_layer("ConstantPad3d", _ConstantPadNd, "constant", 3, _VALUE)
+ZeroPad3d = _padding_layer("ZeroPad3d", _WidthsOnly, "constant", 3, _ZEROS)
+ReflectionPad3d = _padding_layer("ReflectionPad3d", _WidthsOnly, "reflect", 3, _REFLECTION)
+ReplicationPad3d = _padding_layer("ReplicationPad3d", _WidthsOnly, "replicate", 3, _EDGE)
+CircularPad3d = _padding_layer("CircularPad3d", _WidthsOnly, "circular", 3, _WRAPPED)
