@@ -191,19 +191,67 @@ def _resolve_activation(name: str, activation) -> Callable[[Tensor], Tensor]:
     return activation
 
 
-def _clone_layers(name: str, layer_arg: str, layer, num_layers) -> ModuleList:
-    """``num_layers`` independent deep copies of ``layer`` (same initial weights, trained
-    separately), for a stack such as ``TransformerEncoder``; ``layer_arg`` names the
-    argument in the messages."""
-    if not isinstance(layer, Module):
-        raise TypeError(f"{name}: {layer_arg} must be a Module, got {type(layer).__name__}")
-    is_int = isinstance(num_layers, (int, np.integer)) and not isinstance(num_layers, bool)
-    if not is_int or num_layers < 0:
-        raise ValueError(f"{name}: num_layers must be a non-negative int, got {num_layers!r}")
-    return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+class _LayerStack(Module):
+    """``num_layers`` independent deep copies of a layer (same initial weights, trained
+    separately), registered as ``layers.0``, ``layers.1``, ..., then an optional final
+    ``norm``: ``TransformerEncoder`` and ``TransformerDecoder``. ``name`` and
+    ``layer_arg`` (the layer's argument) are for the messages."""
+
+    def __init__(self, name: str, layer_arg: str, layer, num_layers, norm) -> None:
+        super().__init__()
+        if not isinstance(layer, Module):
+            raise TypeError(f"{name}: {layer_arg} must be a Module, got {type(layer).__name__}")
+        is_int = isinstance(num_layers, (int, np.integer)) and not isinstance(num_layers, bool)
+        if not is_int or num_layers < 0:
+            raise ValueError(f"{name}: num_layers must be a non-negative int, got {num_layers!r}")
+        self.layers = ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+        self.num_layers = int(num_layers)
+        self.norm = norm
+
+    def _through_layers(self, x: Tensor, *args, **kwargs) -> Tensor:
+        """``x`` through every layer in order (each called with ``args`` and ``kwargs``
+        after it), then the final norm."""
+        for layer in self.layers:
+            x = layer(x, *args, **kwargs)
+        if self.norm is not None:
+            x = self.norm(x)
+        return x
 
 
-class TransformerEncoderLayer(_ResidualBlock):
+class _PyTorchLayer(_ResidualBlock):
+    """The constructor of PyTorch's ``TransformerEncoderLayer`` and
+    ``TransformerDecoderLayer`` (the same arguments): LayerNorms, and an ``activation``
+    given by name or as a callable; ``_cross_attention`` (the decoder layer) adds its
+    sub-layers."""
+
+    _cross_attention = False
+
+    def __init__(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
+        activation: str | Callable[[Tensor], Tensor] = "relu",
+        layer_norm_eps: float = 1e-5,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        _check_sizes(name, d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward)
+        self._add_sublayers(
+            d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
+            lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype), dtype,
+            cross_attention=self._cross_attention,
+        )  # fmt: skip
+        self.activation = _resolve_activation(name, activation)
+
+
+class TransformerEncoderLayer(_PyTorchLayer):
     """A Transformer encoder layer, as PyTorch's (post-norm by default).
 
     Formulas: see the module docstring (``norm_first`` chooses post- or pre-norm).
@@ -237,31 +285,8 @@ class TransformerEncoderLayer(_ResidualBlock):
         (2, 10, 16)
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation: str | Callable[[Tensor], Tensor] = "relu",
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
-        super().__init__()
-        name = "TransformerEncoderLayer"
-        _check_sizes(name, d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward)
-        self._add_sublayers(
-            d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
-            lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype), dtype,
-        )  # fmt: skip
-        self.activation = _resolve_activation(name, activation)
 
-
-class TransformerEncoder(Module):
+class TransformerEncoder(_LayerStack):
     """A stack of ``num_layers`` copies of an encoder layer, then an optional final norm.
 
     The layers are independent deep copies of ``encoder_layer`` (``copy.deepcopy``: same
@@ -295,12 +320,7 @@ class TransformerEncoder(Module):
         enable_nested_tensor: bool = True,
         mask_check: bool = True,
     ) -> None:
-        super().__init__()
-        self.layers = _clone_layers(
-            "TransformerEncoder", "encoder_layer", encoder_layer, num_layers
-        )
-        self.num_layers = int(num_layers)
-        self.norm = norm
+        super().__init__("TransformerEncoder", "encoder_layer", encoder_layer, num_layers, norm)
 
     def forward(
         self,
@@ -320,15 +340,9 @@ class TransformerEncoder(Module):
                 uses it to look for a causal ``mask``, which changes nothing here).
         """
         _check_sequences("TransformerEncoder", "src", src)
-        is_causal = bool(is_causal)
-        x = src
-        for layer in self.layers:
-            x = layer(
-                x, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=is_causal
-            )
-        if self.norm is not None:
-            x = self.norm(x)
-        return x
+        return self._through_layers(
+            src, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal)
+        )
 
 
 class TransformerBlock(_ResidualBlock):

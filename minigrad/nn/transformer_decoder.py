@@ -28,10 +28,8 @@ from minigrad.nn.transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
     _attend,
-    _check_sizes,
-    _clone_layers,
-    _ResidualBlock,
-    _resolve_activation,
+    _LayerStack,
+    _PyTorchLayer,
 )
 from minigrad.nn.transformer import generate_square_subsequent_mask as _causal_mask
 from minigrad.tensor import Tensor
@@ -39,7 +37,7 @@ from minigrad.tensor import Tensor
 __all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer"]
 
 
-class TransformerDecoderLayer(_ResidualBlock):
+class TransformerDecoderLayer(_PyTorchLayer):
     """Self-attention, cross-attention to ``memory``, feed-forward (see the module docstring):
     the encoder layer's sub-layers and blocks with one more, cross-attention.
 
@@ -59,29 +57,7 @@ class TransformerDecoderLayer(_ResidualBlock):
         (2, 5, 16)
     """
 
-    def __init__(
-        self,
-        d_model: int,
-        nhead: int,
-        dim_feedforward: int = 2048,
-        dropout: float = 0.1,
-        activation="relu",
-        layer_norm_eps: float = 1e-5,
-        batch_first: bool = False,
-        norm_first: bool = False,
-        bias: bool = True,
-        device=None,
-        dtype=None,
-    ) -> None:
-        super().__init__()
-        name = "TransformerDecoderLayer"
-        _check_sizes(name, d_model=d_model, nhead=nhead, dim_feedforward=dim_feedforward)
-        self._add_sublayers(
-            d_model, nhead, dim_feedforward, dropout, bias, batch_first, norm_first,
-            lambda: LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype), dtype,
-            cross_attention=True,
-        )  # fmt: skip
-        self.activation = _resolve_activation(name, activation)
+    _cross_attention = True
 
     def forward(
         self,
@@ -129,7 +105,7 @@ class TransformerDecoderLayer(_ResidualBlock):
         return self.dropout3(self._feed_forward(x))
 
 
-class TransformerDecoder(Module):
+class TransformerDecoder(_LayerStack):
     """``num_layers`` deep copies of ``decoder_layer`` (``layers.0`` ...), then ``norm``.
 
     Example::
@@ -141,12 +117,7 @@ class TransformerDecoder(Module):
     """
 
     def __init__(self, decoder_layer: Module, num_layers: int, norm: Module | None = None):
-        super().__init__()
-        self.layers = _clone_layers(
-            "TransformerDecoder", "decoder_layer", decoder_layer, num_layers
-        )
-        self.num_layers = int(num_layers)
-        self.norm = norm
+        super().__init__("TransformerDecoder", "decoder_layer", decoder_layer, num_layers, norm)
 
     def forward(
         self,
@@ -159,21 +130,16 @@ class TransformerDecoder(Module):
         tgt_is_causal: bool | None = None,
         memory_is_causal: bool = False,
     ) -> Tensor:
-        x = tgt
-        for layer in self.layers:
-            x = layer(
-                x,
-                memory,
-                tgt_mask=tgt_mask,
-                memory_mask=memory_mask,
-                tgt_key_padding_mask=tgt_key_padding_mask,
-                memory_key_padding_mask=memory_key_padding_mask,
-                tgt_is_causal=bool(tgt_is_causal),
-                memory_is_causal=memory_is_causal,
-            )
-        if self.norm is not None:
-            x = self.norm(x)
-        return x
+        return self._through_layers(
+            tgt,
+            memory,
+            tgt_mask=tgt_mask,
+            memory_mask=memory_mask,
+            tgt_key_padding_mask=tgt_key_padding_mask,
+            memory_key_padding_mask=memory_key_padding_mask,
+            tgt_is_causal=bool(tgt_is_causal),
+            memory_is_causal=memory_is_causal,
+        )
 
 
 class Transformer(Module):
