@@ -40,6 +40,24 @@ class _Loss(Module):
         return type(self).fn(*inputs, reduction=self.reduction, **options)
 
 
+class _ReductionOnly(_Loss):
+    """A loss whose only options are ``reduction`` and the deprecated ``size_average``
+    and ``reduce``."""
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+
+
+class _WeightedLoss(_Loss):
+    """A loss with a class ``weight`` (a buffer) and the reduction options, as PyTorch's
+    base of the same name."""
+
+    weights = ("weight",)
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction, weight=weight)
+
+
 class CrossEntropyLoss(_Loss):
     """``F.cross_entropy(input, target, ...)`` as a module.
 
@@ -100,7 +118,7 @@ class NLLLoss(_Loss):
         super().__init__(size_average, reduce, reduction, weight=weight, ignore_index=ignore_index)
 
 
-class MSELoss(_Loss):
+class MSELoss(_ReductionOnly):
     """Mean squared error ``(input - target)^2`` with ``reduction`` ``'mean'`` | ``'sum'`` |
     ``'none'``. Shape: input and target the same shape; output a scalar (or that shape).
 
@@ -111,9 +129,6 @@ class MSELoss(_Loss):
     """
 
     fn = staticmethod(F.mse_loss)
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
 
 class NLLLoss2d(NLLLoss):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from minigrad.nn.functional import distance as D
 from minigrad.nn.functional import loss_composite as F
 from minigrad.nn.functional.ctc import ctc_loss
-from minigrad.nn.loss import _Loss
+from minigrad.nn.loss import _Loss, _ReductionOnly, _WeightedLoss
 from minigrad.nn.module import Module
 from minigrad.tensor import Tensor
 
@@ -43,13 +43,10 @@ __all__ = [
 ]
 
 
-class L1Loss(_Loss):
+class L1Loss(_ReductionOnly):
     """``|x - y|``, reduced. Shape: input and target alike -> scalar (or same, 'none')."""
 
     fn = staticmethod(F.l1_loss)
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
 
 class SmoothL1Loss(_Loss):
@@ -72,14 +69,10 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction, delta=delta)
 
 
-class BCELoss(_Loss):
+class BCELoss(_WeightedLoss):
     """Binary cross-entropy of probabilities (see ``F.binary_cross_entropy``)."""
 
     fn = staticmethod(F.binary_cross_entropy)
-    weights = ("weight",)
-
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction, weight=weight)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -156,13 +149,10 @@ class HingeEmbeddingLoss(_Loss):
         super().__init__(size_average, reduce, reduction, margin=margin)
 
 
-class SoftMarginLoss(_Loss):
+class SoftMarginLoss(_ReductionOnly):
     """``log(1 + exp(-y x))``."""
 
     fn = staticmethod(F.soft_margin_loss)
-
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
 
 class CosineEmbeddingLoss(_Loss):
@@ -195,23 +185,16 @@ class MultiMarginLoss(_Loss):
         super().__init__(size_average, reduce, reduction, p=p, margin=margin, weight=weight)
 
 
-class MultiLabelMarginLoss(_Loss):
+class MultiLabelMarginLoss(_ReductionOnly):
     """Multi-label hinge loss (see ``F.multilabel_margin_loss``)."""
 
     fn = staticmethod(F.multilabel_margin_loss)
 
-    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
-        super().__init__(size_average, reduce, reduction)
 
-
-class MultiLabelSoftMarginLoss(_Loss):
+class MultiLabelSoftMarginLoss(_WeightedLoss):
     """Multi-label one-versus-all logistic loss (see ``F.multilabel_soft_margin_loss``)."""
 
     fn = staticmethod(F.multilabel_soft_margin_loss)
-    weights = ("weight",)
-
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(size_average, reduce, reduction, weight=weight)
 
 
 class TripletMarginLoss(_Loss):
