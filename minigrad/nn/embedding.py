@@ -25,13 +25,16 @@ class _EmbeddingTable(Module):
     """
 
     def _make_table(
-        self, num_embeddings, embedding_dim, padding_idx, sparse: bool, _weight, dtype,
-        freeze: bool = False,
+        self, num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
+        scale_grad_by_freq: bool, sparse: bool, _weight, dtype, freeze: bool = False,
     ) -> None:  # fmt: skip
-        """Set ``num_embeddings``, ``embedding_dim``, ``padding_idx`` (made non-negative)
-        and ``weight``: ``_weight`` if given (shared, not copied; ``freeze``: no grad),
-        else a new table, initialised by ``reset_parameters``. ``sparse=True`` (a sparse
-        gradient) is refused."""
+        """Set the table options ``max_norm``, ``norm_type``, ``scale_grad_by_freq`` and
+        ``sparse``, then ``num_embeddings``, ``embedding_dim``, ``padding_idx`` (made
+        non-negative) and ``weight``: ``_weight`` if given (shared, not copied;
+        ``freeze``: no grad), else a new table, initialised by ``reset_parameters``.
+        ``sparse=True`` (a sparse gradient) is refused."""
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         name = type(self).__name__
         if sparse:
             raise refused(f"nn.{name}(sparse=True), a sparse gradient,", "sparse")
@@ -121,11 +124,10 @@ class Embedding(_EmbeddingTable):
         dtype=None,
     ) -> None:
         super().__init__()
-        self.max_norm, self.norm_type = max_norm, norm_type
-        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self._make_table(
-            num_embeddings, embedding_dim, padding_idx, sparse, _weight, dtype, _freeze
-        )
+            num_embeddings, embedding_dim, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+            sparse, _weight, dtype, _freeze,
+        )  # fmt: skip
 
     @classmethod
     def from_pretrained(
@@ -180,9 +182,10 @@ class EmbeddingBag(_EmbeddingTable):
     ) -> None:
         super().__init__()
         self.mode, self.include_last_offset = mode, include_last_offset
-        self.max_norm, self.norm_type = max_norm, norm_type
-        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
-        self._make_table(num_embeddings, embedding_dim, padding_idx, sparse, _weight, dtype)
+        self._make_table(
+            num_embeddings, embedding_dim, padding_idx, max_norm, norm_type, scale_grad_by_freq,
+            sparse, _weight, dtype,
+        )  # fmt: skip
 
     def forward(self, input, offsets=None, per_sample_weights=None) -> Tensor:
         return embedding_bag(
