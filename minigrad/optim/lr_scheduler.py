@@ -18,19 +18,16 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from minigrad.optim import schedulers as _schedulers
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.scheduler_base import (
     LRScheduler,
-    _load_functions,
-    _lr_lambdas,
+    _LambdaScheduler,
+    _MomentumCycling,
     _per_group,
     _SchedulerOfSchedulers,
-    _set_momentum,
-    _state_without_functions,
-    _uses_beta1,
 )
 
 # The other schedulers live in schedulers.py; this module is their PyTorch path too.
@@ -83,7 +80,7 @@ class StepLR(LRScheduler):
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
-class LambdaLR(LRScheduler):
+class LambdaLR(_LambdaScheduler):
     """``lr = base_lr * lr_lambda(epoch)``, one function for all groups or one per group.
 
     Example::
@@ -91,20 +88,8 @@ class LambdaLR(LRScheduler):
         >>> sched = optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.95 ** epoch)
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
-        last_epoch: int = -1,
-    ):
-        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self) -> list[float]:
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
-
-    state_dict = _state_without_functions
-    load_state_dict = _load_functions
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -256,7 +241,7 @@ class SequentialLR(_SchedulerOfSchedulers):
         self._last_lr = scheduler.get_last_lr()
 
 
-class OneCycleLR(LRScheduler):
+class OneCycleLR(_MomentumCycling):
     """The 1cycle policy: the rate rises from ``max_lr / div_factor`` to ``max_lr`` over
     the first ``pct_start`` of ``total_steps``, then falls to ``initial_lr /
     final_div_factor``; the momentum (SGD's ``momentum``, Adam's ``beta1``) moves the
@@ -340,14 +325,7 @@ class OneCycleLR(LRScheduler):
                 group["max_lr"] = lr
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         if cycle_momentum:
-            self.use_beta1 = _uses_beta1(optimizer, "OneCycleLR")
-            bases = _per_group("base_momentum", base_momentum, len(groups))
-            maxes = _per_group("max_momentum", max_momentum, len(groups))
-            if last_epoch == -1:
-                for group, lo, hi in zip(groups, bases, maxes):
-                    _set_momentum(group, hi, self.use_beta1)
-                    group["max_momentum"] = hi
-                    group["base_momentum"] = lo
+            self._start_momentum(optimizer, "OneCycleLR", base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
@@ -375,7 +353,7 @@ class OneCycleLR(LRScheduler):
                 start_step = end_step
             lrs.append(lr)
             if self.cycle_momentum:
-                _set_momentum(group, mom, self.use_beta1)
+                self._set_momentum(group, mom)
         return lrs
 
 

@@ -1,11 +1,14 @@
 """What every learning-rate scheduler shares: the ``LRScheduler`` base class (its step
-and state semantics are described in ``lr_scheduler.py``), the base of schedulers that
-drive other schedulers, and the small helpers that read per-group arguments.
+and state semantics are described in ``lr_scheduler.py``), the bases of the schedulers
+that share more than it (those driven by ``lr_lambda`` functions, those that cycle the
+momentum, those that drive other schedulers), and the helper that reads per-group
+arguments.
 """
 
 from __future__ import annotations
 
 import types
+from collections.abc import Callable, Sequence
 
 from minigrad.optim.optimizer import Optimizer
 
@@ -74,41 +77,47 @@ class LRScheduler:
         return [group["lr"] for group in self.optimizer.param_groups]
 
 
-def _lr_lambdas(optimizer: Optimizer, lr_lambda) -> list:
-    """One function per param group: ``lr_lambda`` itself if it is a list or tuple (of
-    the right length), else the one function repeated."""
-    n = len(optimizer.param_groups)
-    if isinstance(lr_lambda, (list, tuple)):
-        if len(lr_lambda) != n:
-            raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
-        return list(lr_lambda)
-    return [lr_lambda] * n
-
-
 def _is_plain_function(fn) -> bool:
     return isinstance(fn, types.FunctionType) or not hasattr(fn, "__dict__")
 
 
-def _state_without_functions(self) -> dict:
-    """The ``state_dict`` of ``LambdaLR`` and ``MultiplicativeLR``: the base class's,
-    with ``lr_lambdas`` holding ``None`` for each plain function (and the ``__dict__`` of
-    callable objects), as PyTorch saves it."""
-    state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-    state["lr_lambdas"] = [
-        None if _is_plain_function(fn) else dict(fn.__dict__) for fn in self.lr_lambdas
-    ]
-    return state
+class _LambdaScheduler(LRScheduler):
+    """The base of ``LambdaLR`` and ``MultiplicativeLR``, whose factors come from
+    ``lr_lambda``: one function of the epoch for all param groups, or a list or tuple of
+    one per group (``self.lr_lambdas`` holds one per group either way). Their
+    ``state_dict`` saves ``None`` for each plain function (and the ``__dict__`` of a
+    callable object), as PyTorch saves it; ``load_state_dict`` keeps the functions given
+    to the constructor and gives a callable object its saved ``__dict__``."""
 
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
+        last_epoch: int = -1,
+    ) -> None:
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
 
-def _load_functions(self, state_dict: dict) -> None:
-    """The ``load_state_dict`` of ``LambdaLR`` and ``MultiplicativeLR``: the functions
-    stay those given to the constructor; a callable object gets its saved ``__dict__``."""
-    state = dict(state_dict)
-    lambdas = state.pop("lr_lambdas", [None] * len(self.lr_lambdas))
-    self.__dict__.update(state)
-    for fn, saved in zip(self.lr_lambdas, lambdas):
-        if saved is not None:
-            fn.__dict__.update(saved)
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [
+            None if _is_plain_function(fn) else dict(fn.__dict__) for fn in self.lr_lambdas
+        ]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        lambdas = state.pop("lr_lambdas", [None] * len(self.lr_lambdas))
+        self.__dict__.update(state)
+        for fn, saved in zip(self.lr_lambdas, lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
 
 
 class _SchedulerOfSchedulers(LRScheduler):
@@ -130,22 +139,42 @@ class _SchedulerOfSchedulers(LRScheduler):
             scheduler.load_state_dict(s)
 
 
-def _uses_beta1(optimizer: Optimizer, name: str) -> bool:
-    """Whether a momentum-cycling scheduler moves ``betas[0]`` (Adam's family) rather
-    than ``momentum`` (SGD, RMSprop); ``ValueError`` if the optimizer has neither."""
-    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-        raise ValueError(
-            f"{name}: optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
-        )
-    return "betas" in optimizer.defaults
+class _MomentumCycling(LRScheduler):
+    """The base of ``OneCycleLR`` and ``CyclicLR``, which with ``cycle_momentum`` move
+    each group's momentum (SGD's and RMSprop's ``momentum``, the Adam family's
+    ``betas[0]``) between ``base_momentum`` and ``max_momentum``, opposite to the rate."""
 
+    use_beta1: bool
 
-def _set_momentum(group: dict, momentum: float, use_beta1: bool) -> None:
-    """Set a param group's momentum: ``betas[0]`` with ``use_beta1``, else ``momentum``."""
-    if use_beta1:
-        group["betas"] = (momentum, *group["betas"][1:])
-    else:
-        group["momentum"] = momentum
+    def _start_momentum(
+        self, optimizer: Optimizer, name: str, base_momentum, max_momentum, last_epoch: int
+    ) -> tuple[list[float], list[float]]:
+        """Check that the optimizer has a momentum (``ValueError`` naming the scheduler
+        ``name`` otherwise) and return the per-group ``(base, max)`` momenta; starting
+        fresh (``last_epoch == -1``), each group's momentum is set to its maximum and both
+        bounds are recorded in the group, as PyTorch does."""
+        if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+            raise ValueError(
+                f"{name}: optimizer must support momentum or beta1 with `cycle_momentum` "
+                "option enabled"
+            )
+        self.use_beta1 = "betas" in optimizer.defaults
+        groups = optimizer.param_groups
+        bases = _per_group("base_momentum", base_momentum, len(groups))
+        maxes = _per_group("max_momentum", max_momentum, len(groups))
+        if last_epoch == -1:
+            for group, low, high in zip(groups, bases, maxes):
+                self._set_momentum(group, high)
+                group["max_momentum"] = high
+                group["base_momentum"] = low
+        return bases, maxes
+
+    def _set_momentum(self, group: dict, momentum: float) -> None:
+        """Set a param group's momentum: ``betas[0]`` or ``momentum``."""
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
 
 
 def _per_group(name: str, value, n: int) -> list:

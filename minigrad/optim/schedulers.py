@@ -26,13 +26,10 @@ from collections.abc import Callable, Sequence
 from minigrad.optim.optimizer import Optimizer
 from minigrad.optim.scheduler_base import (
     LRScheduler,
-    _load_functions,
-    _lr_lambdas,
+    _LambdaScheduler,
+    _MomentumCycling,
     _per_group,
     _SchedulerOfSchedulers,
-    _set_momentum,
-    _state_without_functions,
-    _uses_beta1,
 )
 
 __all__ = [
@@ -133,7 +130,7 @@ class ConstantLR(LRScheduler):
         return [base * (self.factor + done * (1 - self.factor)) for base in self.base_lrs]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """Multiply the rate by ``lr_lambda(epoch)`` every epoch (one function for all
     groups, or one per group).
 
@@ -142,22 +139,10 @@ class MultiplicativeLR(LRScheduler):
         >>> sched = optim.lr_scheduler.MultiplicativeLR(opt, lambda epoch: 0.95)
     """
 
-    def __init__(
-        self,
-        optimizer: Optimizer,
-        lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
-        last_epoch: int = -1,
-    ) -> None:
-        self.lr_lambdas = _lr_lambdas(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
-
     def get_lr(self) -> list[float]:
         if self.last_epoch == 0:
             return self._current_lrs()
         return [lr * fn(self.last_epoch) for lr, fn in zip(self._current_lrs(), self.lr_lambdas)]
-
-    state_dict = _state_without_functions
-    load_state_dict = _load_functions
 
 
 class PolynomialLR(LRScheduler):
@@ -250,7 +235,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = self._current_lrs()
 
 
-class CyclicLR(LRScheduler):
+class CyclicLR(_MomentumCycling):
     """Cycle the rate between ``base_lr`` and ``max_lr`` (Smith's cyclical learning
     rates), stepped once per batch. A cycle rises for ``step_size_up`` steps and falls
     for ``step_size_down`` (default: the same). ``mode``: ``'triangular'`` (constant
@@ -297,15 +282,9 @@ class CyclicLR(LRScheduler):
         self.scale_mode = scale_mode if scale_fn is not None else _SCALE_MODES[mode]
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            self.use_beta1 = _uses_beta1(optimizer, "CyclicLR")
-            self.base_momentums = _per_group("base_momentum", base_momentum, n)
-            self.max_momentums = _per_group("max_momentum", max_momentum, n)
-            if last_epoch == -1:
-                for m, b, group in zip(
-                    self.max_momentums, self.base_momentums, optimizer.param_groups
-                ):
-                    _set_momentum(group, m, self.use_beta1)
-                    group["max_momentum"], group["base_momentum"] = m, b
+            self.base_momentums, self.max_momentums = self._start_momentum(
+                optimizer, "CyclicLR", base_momentum, max_momentum, last_epoch
+            )
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -334,7 +313,7 @@ class CyclicLR(LRScheduler):
             for group, low, high in zip(
                 self.optimizer.param_groups, self.base_momentums, self.max_momentums
             ):
-                _set_momentum(group, high - (high - low) * scale_factor * scale, self.use_beta1)
+                self._set_momentum(group, high - (high - low) * scale_factor * scale)
         return lrs
 
     def state_dict(self) -> dict:
