@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from minigrad.serialization.errors import CheckpointError
-from minigrad.serialization.tree import Decoder, parse_int
+from minigrad.serialization.tree import Decoder, load_json
 
 MANIFEST_KEY = "__minigrad_manifest__"
 VERSION = 1
@@ -105,17 +105,10 @@ def _npy_members(zf, name, archive_size: int) -> dict:
 
 
 def _read_manifest(zf, info, name) -> dict:
-    import json
-
     raw = _read_member(zf, info, name, "the manifest")
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise CheckpointError(f"{name}: corrupt checkpoint manifest (not a byte array)")
-    try:
-        manifest = json.loads(raw.tobytes().decode("utf-8"), parse_int=parse_int)
-    except RecursionError:
-        raise CheckpointError(f"{name}: corrupt checkpoint manifest (nested too deeply)") from None
-    except (UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
-        raise CheckpointError(f"{name}: corrupt checkpoint manifest ({e})") from None
+    manifest = load_json(raw.tobytes(), f"{name}: corrupt checkpoint manifest")
     if not isinstance(manifest, dict) or manifest.get("format") != "minigrad-checkpoint":
         raise CheckpointError(f"{name}: not a minigrad checkpoint (unknown manifest)")
     if manifest.get("version") != VERSION:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from minigrad.serialization.errors import CheckpointError
-from minigrad.serialization.tree import parse_int
+from minigrad.serialization.tree import load_json
 
 VERSION = 2
 METADATA_KEY = "minigrad"
@@ -129,8 +129,6 @@ class Reader:
 
 
 def _read_header(fh, name) -> dict:
-    import json
-
     start = fh.tell()
     end = fh.seek(0, os.SEEK_END)
     fh.seek(start)
@@ -147,29 +145,21 @@ def _read_header(fh, name) -> dict:
         )
     raw = fh.read(n)
     fh.seek(start)
-    try:
-        header = json.loads(raw.decode("utf-8"), parse_int=parse_int)
-    except RecursionError:
-        raise CheckpointError(f"{name}: corrupt safetensors header (nested too deeply)") from None
-    except (UnicodeDecodeError, ValueError) as e:  # JSONDecodeError is a ValueError
-        raise CheckpointError(f"{name}: truncated or corrupt safetensors header ({e})") from None
+    header = load_json(
+        raw,
+        f"{name}: corrupt safetensors header",
+        unreadable=f"{name}: truncated or corrupt safetensors header",
+    )
     if not isinstance(header, dict):
         raise CheckpointError(f"{name}: corrupt safetensors header (not a JSON object)")
     return header
 
 
 def _document(metadata: dict, name) -> dict | None:
-    import json
-
     text = metadata.get(METADATA_KEY)
     if text is None:
         return None
-    try:
-        document = json.loads(text, parse_int=parse_int)
-    except RecursionError:
-        raise CheckpointError(f"{name}: corrupt checkpoint structure (nested too deeply)") from None
-    except ValueError as e:
-        raise CheckpointError(f"{name}: corrupt checkpoint structure ({e})") from None
+    document = load_json(text, f"{name}: corrupt checkpoint structure")
     if not isinstance(document, dict) or document.get("format") != "minigrad-checkpoint":
         raise CheckpointError(f"{name}: corrupt checkpoint structure (unknown format)")
     if document.get("version") != VERSION:

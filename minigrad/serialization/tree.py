@@ -38,6 +38,24 @@ def parse_int(text: str) -> int:
     return int(text)
 
 
+def load_json(text: str | bytes, corrupt: str, unreadable: str | None = None):
+    """``json.loads(text)`` (bytes are read as UTF-8) with ``parse_int``, for the JSON a
+    checkpoint carries. JSON nested past Python's recursion limit is a
+    ``CheckpointError`` ``"{corrupt} (nested too deeply)"``; text that is not JSON (or
+    not UTF-8) is ``"{unreadable} (the reason)"``, ``unreadable`` defaulting to
+    ``corrupt``."""
+    import json
+
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        return json.loads(text, parse_int=parse_int)
+    except RecursionError:
+        raise CheckpointError(f"{corrupt} (nested too deeply)") from None
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise CheckpointError(f"{unreadable or corrupt} ({e})") from None
+
+
 #: The dtypes the safetensors format has names for (BOOL, U8, I8, ..., F64), little-endian.
 NAMED_DTYPES = frozenset(
     np.dtype(t) for t in ("?", "<u1", "<i1", "<u2", "<i2", "<u4", "<i4", "<u8", "<i8",

@@ -230,17 +230,24 @@ def _named(fn, name: str, op: Op, what: str):
     return fn
 
 
-def tensor_methods() -> dict:
-    """Every Tensor method the table defines, by name (aliases and in-place included)."""
-    methods = {}
+def _by_method_name(make, make_inplace, has_inplace, what: str) -> dict:
+    """``make(name)`` under each name (its own and its aliases) of every table entry that
+    is a Tensor method, and ``make_inplace(name)`` under ``name + "_"`` where
+    ``has_inplace(op)``: the Tensor methods and the ``mg.*`` functions alike."""
+    out = {}
     for op in UNARY + BINARY:
         if not op.method:
             continue
         for name in (op.name, *op.aliases):
-            methods[name] = _named(_method(name), name, op, "Tensor method")
-            if op.inplace:
-                methods[name + "_"] = _named(_inplace_method(name), name + "_", op, "In place,")
-    return methods
+            out[name] = _named(make(name), name, op, what)
+            if has_inplace(op):
+                out[name + "_"] = _named(make_inplace(name), name + "_", op, "In place,")
+    return out
+
+
+def tensor_methods() -> dict:
+    """Every Tensor method the table defines, by name (aliases and in-place included)."""
+    return _by_method_name(_method, _inplace_method, lambda op: op.inplace, "Tensor method")
 
 
 def operator_methods() -> dict:
@@ -261,15 +268,7 @@ def operator_methods() -> dict:
 
 def functions() -> dict:
     """``mg.X`` for every table entry (aliases included), as ``x.X(...)``."""
-    out = {}
-    for op in UNARY + BINARY:
-        if not op.method:
-            continue
-        for name in (op.name, *op.aliases):
-            out[name] = _named(_function(name), name, op, "")
-            if op.inplace_function:
-                out[name + "_"] = _named(inplace_function(name), name + "_", op, "In place,")
-    return out
+    return _by_method_name(_function, inplace_function, lambda op: op.inplace_function, "")
 
 
 def special_functions() -> dict:
