@@ -39,7 +39,7 @@ import ast
 import functools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -79,10 +79,7 @@ class Op:
     inplace_function: bool = False  # ... also as a function, mg.name_(x)
     dunder: str = ""  # the operator that is this operation (``__and__``)
     second: str = "other"  # the name of a binary operation's second argument
-
-    @property
-    def arity(self) -> int:
-        return 2 if self.da is not None or self.name in _BINARY_NAMES else 1
+    arity: int = 1  # its tensor inputs (2: the rows of BINARY, which set it)
 
     @property
     def grads(self) -> tuple | None:
@@ -153,6 +150,11 @@ def _ndtr(x):
 def _frac(x):
     """x - trunc(x)"""
     return x - np.trunc(x)
+
+
+def _two_inputs(*ops: Op) -> tuple:
+    """The rows of BINARY, each an operation of two tensors (``arity``)."""
+    return tuple(replace(op, arity=2) for op in ops)
 
 
 # fmt: off
@@ -305,7 +307,7 @@ UNARY = (
     Op("bitwise_not", np.invert, ints="int", dunder="__invert__"),
 )
 
-BINARY = (
+BINARY = _two_inputs(
     # name and forward, d/da and d/db, the special points, then the faces
     Op("atan2", np.arctan2,
        da=lambda m, g, a, b: m.where((a == 0) & (b == 0), 0.0, g * b / (a * a + b * b)),
@@ -422,8 +424,6 @@ BINARY = (
     Op("ge", np.greater_equal, note="a bool result", ints="keep", aliases=("greater_equal",)),
 )
 # fmt: on
-
-_BINARY_NAMES = frozenset(op.name for op in BINARY)
 
 #: The entries by name.
 TABLE = {op.name: op for op in UNARY + BINARY}
