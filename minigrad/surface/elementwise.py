@@ -111,31 +111,21 @@ def _scalar_tensor(number, like):
     return Tensor._make(np.asarray(number, dtype=dtype), False, None)
 
 
-#: Where PyTorch's signatures take a Python number in place of a tensor, by entry (as
-#: PyTorch 2.13 binds its functions and methods): nowhere (``mg.maximum(x, 0)`` is a
-#: TypeError, as ``torch.maximum(x, 0)`` is), as the second argument only (comparisons,
-#: ``fmod``, ``copysign``), in any one position (the default: ``xlogy(2, x)``,
-#: ``remainder(2, x)``), or in both (``floor_divide(7, 2)``). The operators (``x % 2``,
-#: ``2 % x``, ``x > 0``) take numbers on either side, as in PyTorch. (Arrays and lists
-#: are read as tensors, as everywhere in minigrad.)
-_NUMBERS_NOWHERE = {
-    "atan2", "hypot", "logaddexp", "logaddexp2", "maximum", "minimum", "fmax", "fmin",
-    "igamma", "igammac", "nextafter", "heaviside", "gcd", "lcm", "logical_and",
-    "logical_or", "logical_xor",
-}  # fmt: skip
-_NUMBERS_SECOND = {"copysign", "fmod", "eq", "ne", "lt", "le", "gt", "ge"}
-_NUMBERS_BOTH = {"floor_divide"}
-
-
 def _check_numbers(op: Op, name: str, a, b) -> None:
     """TypeError, as PyTorch's argument parser raises, for a Python number where the
-    entry's PyTorch signature takes a tensor (see ``_NUMBERS_NOWHERE``)."""
-    if op.name in _NUMBERS_BOTH:
+    entry's PyTorch signature takes a tensor. The entry's ``numbers`` says where PyTorch
+    2.13's functions and methods take one: ``"nowhere"`` (``mg.maximum(x, 0)`` is a
+    TypeError, as ``torch.maximum(x, 0)`` is), ``"second"`` (comparisons, ``fmod``,
+    ``copysign``), ``"either"`` position but not both (``xlogy(2, x)``,
+    ``remainder(2, x)``) or ``"both"`` (``floor_divide(7, 2)``). The operators
+    (``x % 2``, ``2 % x``, ``x > 0``) take numbers on either side, as in PyTorch. (Arrays
+    and lists are read as tensors, as everywhere in minigrad.)"""
+    if op.numbers == "both":
         return
     numbers = [isinstance(v, _Number) for v in (a, b)]
-    if op.name in _NUMBERS_NOWHERE:
+    if op.numbers == "nowhere":
         refused = numbers
-    elif op.name in _NUMBERS_SECOND:
+    elif op.numbers == "second":
         refused = [numbers[0], False]
     else:
         refused = [all(numbers), False]
