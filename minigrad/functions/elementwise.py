@@ -9,8 +9,10 @@ backward needs. A note marks a special point and says what PyTorch (and so minig
 does there. The entry's faces follow: its other names (``aliases``), its names in
 ``torch.special`` (``special``), whether it is a Tensor method and ``mg.*`` function
 (``method``), has an in-place variant (``inplace``, and ``mg.name_`` with
-``inplace_function``), or is an operator (``dunder``); and where its PyTorch signature
-takes a Python number in place of a tensor (``numbers``).
+``inplace_function``), or is an operator (``dunder``); where its PyTorch signature takes
+a Python number in place of a tensor (``numbers``); and, for bool inputs NumPy has no
+loop for, whether PyTorch computes them as int64 (``bool_as``) or refuses them with its
+own message (``bool_error``).
 
 Everything else is generated from this table, in one place each:
 
@@ -82,6 +84,8 @@ class Op:
     second: str = "other"  # the name of a binary operation's second argument
     arity: int = 1  # its tensor inputs (2: the rows of BINARY, which set it)
     numbers: str = "either"  # where PyTorch takes numbers: "either", "second", "both", "nowhere"
+    bool_as: str = ""  # bool inputs computed as "int64", or as "int64 to bool" (cast back after)
+    bool_error: str = ""  # PyTorch's message (a RuntimeError) for a bool input it refuses
 
     @property
     def grads(self) -> tuple | None:
@@ -163,8 +167,11 @@ def _two_inputs(*ops: Op) -> tuple:
 UNARY = (
     # name and forward, the derivative, its special points, then its faces
     Op("neg", np.negative, d=lambda g: -g, ints="keep", aliases=("negative",),
-       inplace_function=True),
-    Op("positive", np.positive, d=lambda g: g, ints="keep", inplace=False),
+       inplace_function=True,
+       bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                  "trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+    Op("positive", np.positive, d=lambda g: g, ints="keep", inplace=False,
+       bool_error="The `+` operator, on a bool tensor is not supported."),
     Op("abs", np.abs,
        d=lambda m, g, x: g * m.sign(x),
        note="0 at x = 0 (the subgradient PyTorch picks)", ints="keep", aliases=("absolute",),
@@ -172,7 +179,8 @@ UNARY = (
     Op("sign", _sign,
        d=lambda m, g: m.zeros_like(g),
        note="0 everywhere (a step function)", ints="keep", aliases=("sgn",)),
-    Op("square", np.square, d=lambda g, x: 2 * g * x, ints="keep", inplace_function=True),
+    Op("square", np.square, d=lambda g, x: 2 * g * x, ints="keep", inplace_function=True,
+       bool_as="int64"),
     Op("reciprocal", np.reciprocal, d=lambda g, y: -g * y * y, note="inf at 0",
        inplace_function=True),
     Op("sqrt", np.sqrt, d=lambda g, y: g / (2 * y), note="inf at 0, NaN below",
@@ -304,7 +312,7 @@ UNARY = (
        d=lambda m, g, x: g * m.isfinite(x),
        note="0 where x is NaN or +-inf", ints="keep",
        params=(("nan", 0.0), ("posinf", None), ("neginf", None)), inplace_function=True),
-    Op("signbit", np.signbit, note="a bool result", ints="keep", inplace=False),
+    Op("signbit", np.signbit, note="a bool result", ints="keep", inplace=False, bool_as="int64"),
     Op("logical_not", np.logical_not, note="a bool result", ints="keep"),
     Op("bitwise_not", np.invert, ints="int", dunder="__invert__"),
 )
@@ -412,7 +420,7 @@ BINARY = _two_inputs(
        note="the next float after a towards b; PyTorch's gradient: g for a, 0 for b",
        numbers="nowhere"),
     Op("heaviside", np.heaviside, note="0 below 0, b at 0, 1 above", ints="keep",
-       numbers="nowhere"),
+       numbers="nowhere", bool_as="int64 to bool"),
     Op("gcd", np.gcd, ints="int", inplace_function=True, numbers="nowhere"),
     Op("lcm", np.lcm, ints="int", inplace_function=True, numbers="nowhere"),
     Op("bitwise_and", np.bitwise_and, ints="int", dunder="__and__"),

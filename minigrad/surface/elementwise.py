@@ -32,35 +32,24 @@ NAMES = {name: op for op in UNARY + BINARY for name in (op.name, *op.aliases, *o
 _Number = (int, float, bool, np.number, np.bool_)
 
 
-#: PyTorch's messages for the unary operators on a bool tensor.
-_BOOL_OPERATORS = {
-    "neg": "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-    "to invert a mask, use the `~` or `logical_not()` operator instead.",
-    "positive": "The `+` operator, on a bool tensor is not supported.",
-}
-
-
 def _has_bool_loop(forward) -> bool:
     """Whether a NumPy ufunc computes on bool inputs (``np.negative`` does not)."""
     return not isinstance(forward, np.ufunc) or any(t.startswith("?") for t in forward.types)
 
 
-#: Bool inputs of "keep" entries NumPy has no bool loop for, which PyTorch computes as
-#: integers: square gives int64 (as sum does); signbit (a bool result anyway) and
-#: heaviside (cast back to bool, PyTorch's result) read False / True as 0 / 1.
-_BOOL_AS_INT = {"square", "signbit", "heaviside"}
-
-
 def _input(t, op: Op):
     """``t`` in the dtype ``op`` computes in (see the module docstring)."""
     kind = t._data.dtype.kind
-    if kind == "b" and op.name in _BOOL_AS_INT:
+    if kind == "b" and op.bool_as:
+        # entries NumPy has no bool loop for that PyTorch computes on bool: it reads False /
+        # True as 0 / 1 (square gives int64, as sum does; signbit a bool result anyway)
         return t.to(dtypes.int64)
     if kind == "b" and op.ints == "keep" and not _has_bool_loop(op.forward):
         # NumPy has no bool loop here (its own TypeError must not escape); PyTorch refuses
-        # these too: `-b` and `+b` with RuntimeError, the rest as not implemented for Bool
-        if op.name in _BOOL_OPERATORS:
-            raise RuntimeError(_BOOL_OPERATORS[op.name])
+        # these too: `-b` and `+b` with RuntimeError (the entry's ``bool_error``), the rest
+        # as not implemented for Bool
+        if op.bool_error:
+            raise RuntimeError(op.bool_error)
         raise DtypeError(f"\"{op.name}\" not implemented for 'Bool' (convert with .int() first)")
     if op.ints == "float" and kind != "f":
         return t.to(dtypes.default_float)
@@ -159,7 +148,7 @@ def call(name: str, input, *args, **kwargs):
         else:
             raise TypeError(f"{name}() missing its second argument '{op.second}'")
         _check_numbers(op, name, input, other)
-        if op.name == "heaviside" and _both_bool(input, other):
+        if op.bool_as == "int64 to bool" and _both_bool(input, other):
             return call(name, as_tensor(input).long(), other, *args, **kwargs).bool()
         tensors = binary_operands(op, input, other)
     else:
