@@ -9,6 +9,7 @@ import inspect
 
 import numpy as np
 import pytest
+from module_parity import backward_attention_both
 
 import minigrad as mg
 import minigrad.nn as nn
@@ -134,19 +135,8 @@ def test_parity_with_torch(torch, rng, case):
     out, w = _call(mg, mine, cfg)
     ref_out, ref_w = _call(torch, theirs, cfg)
 
-    np.testing.assert_allclose(out.numpy(), ref_out.detach().numpy(), **TOL)
-    g = rng.standard_normal(out.shape)
-    loss, ref_loss = (out * mg.tensor(g)).sum(), (ref_out * torch.tensor(g)).sum()
-    if cfg.get("need_weights", True):
-        assert w.shape == tuple(ref_w.shape)
-        np.testing.assert_allclose(w.numpy(), ref_w.detach().numpy(), **TOL)
-        gw = rng.standard_normal(w.shape)
-        loss = loss + (w * mg.tensor(gw)).sum()
-        ref_loss = ref_loss + (ref_w * torch.tensor(gw)).sum()
-    else:
-        assert w is None and ref_w is None
-    loss.backward()
-    ref_loss.backward()
+    assert (ref_w is None) == (not cfg.get("need_weights", True))
+    backward_attention_both(torch, rng, out, w, ref_out, ref_w, TOL)
     for name in floats:
         if theirs[name].grad is None:  # not used (key and value beside static_k / static_v)
             assert mine[name].grad is None, name
