@@ -29,10 +29,11 @@ from collections.abc import Callable
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.nn.attention import MultiheadAttention, _check_sequences
+from minigrad.nn.attention import MultiheadAttention
 from minigrad.nn.containers import ModuleList
 from minigrad.nn.dropout import Dropout
 from minigrad.nn.functional.activation import gelu, relu, silu
+from minigrad.nn.functional.multi_head_attention import check_sequences
 from minigrad.nn.linear import Identity, Linear
 from minigrad.nn.module import Module
 from minigrad.nn.normalization import LayerNorm, RMSNorm
@@ -339,7 +340,7 @@ class TransformerEncoder(_LayerStack):
                 only a hint, as in the layers (``None``, the default, means False; PyTorch
                 uses it to look for a causal ``mask``, which changes nothing here).
         """
-        _check_sequences("TransformerEncoder", "src", src)
+        check_sequences("TransformerEncoder", "src", src)
         return self._through_layers(
             src, src_mask=mask, src_key_padding_mask=src_key_padding_mask, is_causal=bool(is_causal)
         )

@@ -21,6 +21,7 @@ PyTorch's test names spell them.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import minigrad as mg
@@ -84,7 +85,8 @@ nn.functional.kl_div nn.functional.l1_loss nn.functional.layer_norm nn.functiona
 nn.functional.linear nn.functional.linear_cross_entropy
 nn.functional.linear_cross_entropy.chunked nn.functional.linear_cross_entropy.chunked_none
 nn.functional.logsigmoid nn.functional.margin_ranking_loss nn.functional.mish
-nn.functional.mse_loss nn.functional.multi_margin_loss nn.functional.multilabel_margin_loss
+nn.functional.mse_loss nn.functional.multi_head_attention_forward
+nn.functional.multi_margin_loss nn.functional.multilabel_margin_loss
 nn.functional.multilabel_soft_margin_loss nn.functional.nll_loss nn.functional.normalize
 nn.functional.one_hot nn.functional.pad.circular nn.functional.pad.constant
 nn.functional.pad.reflect nn.functional.pad.replicate nn.functional.pad.replicate_negative
@@ -200,6 +202,19 @@ int long short
 """.split()
 )
 
+#: Ops whose float32 values on some samples are off from the float64 ones by more than
+#: the OpInfo's tolerance in PyTorch too: there minigrad's float32 values pass when they
+#: are no further from PyTorch's float64 values than PyTorch's float32 ones are.
+ILL_CONDITIONED = {
+    "nn.functional.multi_head_attention_forward": (
+        "op_db's inputs and weights reach 9 and are not scaled, so the attention scores "
+        "of its float32 samples reach 4e2 to 1.6e4 (median 4.6e3): the softmax amplifies "
+        "each score's rounding error that much, and on one sample PyTorch's own float32 "
+        "output misses its float64 one by 1.9e-2 (at -992), where minigrad's misses by "
+        "1.0e-2, beyond the OpInfo's float32 tolerance (atol 5e-3)"
+    ),
+}
+
 #: Where minigrad and PyTorch disagree, these functions at 30 digits (mpmath's, given the
 #: mpmath module and one argument) decide: minigrad passes if it is within tolerance of
 #: them. PyTorch's Bessel functions are off by up to 3e-7 in float64 near their zeros.
@@ -234,7 +249,27 @@ MODULE_GRADIENTS_BY_DIFFERENCES = {"nn.CTCLoss": GRADIENTS_BY_DIFFERENCES["nn.fu
 #: compare type, shape and dtype only, like RANDOM_OR_UNDEFINED).
 RANDOM_SAMPLES = {
     "nn.functional.scaled_dot_product_attention": lambda s: s.kwargs.get("dropout_p", 0) > 0,
+    # dropout_p is the 11th argument (the 10th after the query)
+    "nn.functional.multi_head_attention_forward": (
+        lambda s: s.kwargs.get("training", True) and s.args[9] > 0
+    ),
 }
+
+#: For the random samples of these ops, the same sample without its randomness (a
+#: function of the sample giving that copy): after the random sample's type, shape and
+#: dtype, the copy's values and float64 gradients are compared too. (Every float64
+#: sample of multi_head_attention_forward trains with attention dropout 0.5.)
+DETERMINISTIC_COPIES = {
+    "nn.functional.multi_head_attention_forward": (lambda s: _with_kwargs(s, training=False)),
+}
+
+
+def _with_kwargs(sample, **kwargs):
+    """A shallow copy of a SampleInput with some keyword arguments changed."""
+    out = copy.copy(sample)
+    out.kwargs = {**sample.kwargs, **kwargs}
+    return out
+
 
 #: OpInfos of PyTorch's private operators: not names of a namespace minigrad mirrors.
 INTERNAL = {
@@ -256,11 +291,7 @@ INTERNAL = {
 }
 
 #: Public names minigrad neither has nor refuses yet, and why.
-MISSING = {
-    "nn.functional.multi_head_attention_forward": (
-        "the functional form of nn.MultiheadAttention is not written yet"
-    ),
-}
+MISSING: dict[str, str] = {}
 
 #: Every claimed key (the tests are parametrized by it without importing PyTorch).
 CLAIMED = tuple(sorted(SAME_NAME | set(METHODS) | set(ADAPTERS)))

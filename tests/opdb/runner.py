@@ -367,6 +367,8 @@ class Call:
     arbiter: object = None  # a high-precision reference where the two libraries differ
     gradient_by_differences: bool = False  # PyTorch's gradient is wrong: gradcheck decides
     random_sample: object = None  # a predicate: this sample's values are random
+    deterministic_copy: object = None  # the random sample without its randomness
+    ill_conditioned: bool = False  # float32 values may be as far off as PyTorch's own
 
 
 def run_sample(torch, call: Call, sample, torch_dtype, seed: int) -> Result:
@@ -378,7 +380,15 @@ def run_sample(torch, call: Call, sample, torch_dtype, seed: int) -> Result:
 
 def _run_sample(torch, call, sample, torch_dtype, seed):
     if call.random_sample is not None and call.random_sample(sample):
-        call = dataclasses.replace(call, meta_only=True)
+        meta = dataclasses.replace(call, meta_only=True, random_sample=None)
+        result = _run_sample(torch, meta, sample, torch_dtype, seed)
+        if result.outcome != PASS or call.deterministic_copy is None:
+            return result
+        # the sample's type, shape and dtype were right: now its values without the
+        # randomness (catalog.DETERMINISTIC_COPIES), and their gradients
+        plain = call.deterministic_copy(sample)
+        call = dataclasses.replace(call, random_sample=None)
+        return _run_sample(torch, call, plain, torch_dtype, seed)
     convert = Converter(torch)
     try:
         m_input = convert(sample.input)
@@ -495,9 +505,31 @@ def _as_accurate_as_float64(torch, call, sample, got, want, plain) -> bool:
         r.to(w.dtype) if isinstance(r, torch.Tensor) and isinstance(w, torch.Tensor) else r
         for r, w in zip(refs, wants)
     ]
-    return (
-        plain(got, type(want)(rounded) if isinstance(want, (list, tuple)) else rounded[0]) is None
-    )
+    if plain(got, type(want)(rounded) if isinstance(want, (list, tuple)) else rounded[0]) is None:
+        return True
+    return call.ill_conditioned and _no_further_than_pytorch(torch, got, wants, refs)
+
+
+def _no_further_than_pytorch(torch, got, wants, refs) -> bool:
+    """True when each of minigrad's outputs is no further from PyTorch's float64 result
+    than PyTorch's own float32 output is (the largest error over the output), with NaN
+    where that result has NaN: for ops whose float32 error on some samples exceeds any
+    fixed tolerance (``catalog.ILL_CONDITIONED`` says which, and why)."""
+    gots = flatten(got)
+    if len(gots) != len(wants):
+        return False
+    for g, w, r in zip(gots, wants, refs):
+        if not isinstance(w, torch.Tensor):
+            continue
+        mine, theirs = np.asarray(g.numpy(), np.float64), w.detach().numpy(force=True)
+        exact = r.detach().numpy(force=True)
+        if mine.shape != exact.shape or not np.array_equal(np.isnan(mine), np.isnan(exact)):
+            return False
+        finite = ~np.isnan(exact)
+        if finite.any():
+            if np.abs(mine - exact)[finite].max() > np.abs(theirs - exact)[finite].max():
+                return False
+    return True
 
 
 def _closer_to_the_arbiter(torch, call, sample, got, want) -> bool:
@@ -695,7 +727,12 @@ def samples_of(torch, op, torch_dtype, seed: int) -> list:
 
 
 def call_for(entry) -> Call:
-    from tests.opdb.catalog import GRADIENTS_BY_DIFFERENCES, RANDOM_SAMPLES
+    from tests.opdb.catalog import (
+        DETERMINISTIC_COPIES,
+        GRADIENTS_BY_DIFFERENCES,
+        ILL_CONDITIONED,
+        RANDOM_SAMPLES,
+    )
 
     """How to run a catalogue entry (``catalog.Entry``) in both libraries."""
     return Call(
@@ -709,6 +746,8 @@ def call_for(entry) -> Call:
         arbiter=entry.arbiter,
         gradient_by_differences=entry.key in GRADIENTS_BY_DIFFERENCES,
         random_sample=RANDOM_SAMPLES.get(entry.key),
+        deterministic_copy=DETERMINISTIC_COPIES.get(entry.key),
+        ill_conditioned=entry.key in ILL_CONDITIONED,
     )
 
 

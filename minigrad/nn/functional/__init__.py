@@ -35,6 +35,7 @@ from minigrad.nn.functional.linear import bilinear, embedding, linear, one_hot
 from minigrad.nn.functional.linear_cross_entropy import linear_cross_entropy
 from minigrad.nn.functional.loss import cross_entropy, mse_loss, nll_loss
 from minigrad.nn.functional.loss_composite import *  # noqa: F403  (the names in its __all__)
+from minigrad.nn.functional.multi_head_attention import multi_head_attention_forward
 from minigrad.nn.functional.normalization import batch_norm, group_norm, layer_norm, rms_norm
 from minigrad.nn.functional.pad import pad
 from minigrad.unsupported import module_getattr
@@ -68,6 +69,7 @@ __all__ = (
         "linear",
         "log_softmax",
         "mse_loss",
+        "multi_head_attention_forward",
         "nll_loss",
         "one_hot",
         "pad",
