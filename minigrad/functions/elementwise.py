@@ -86,6 +86,7 @@ class Op:
     numbers: str = "either"  # where PyTorch takes numbers: "either", "second", "both", "nowhere"
     bool_as: str = ""  # bool inputs computed as "int64", or as "int64 to bool" (cast back after)
     bool_error: str = ""  # PyTorch's message (a RuntimeError) for a bool input it refuses
+    quiet: bool = False  # NumPy warns for no input (no overflow, 1/0 or invalid): no errstate
 
     @property
     def grads(self) -> tuple | None:
@@ -169,16 +170,17 @@ UNARY = (
     Op("neg", np.negative, d=lambda g: -g, ints="keep", aliases=("negative",),
        inplace_function=True,
        bool_error="Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                  "trying to invert a mask, use the `~` or `logical_not()` operator instead."),
+                  "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+       quiet=True),
     Op("positive", np.positive, d=lambda g: g, ints="keep", inplace=False,
-       bool_error="The `+` operator, on a bool tensor is not supported."),
+       bool_error="The `+` operator, on a bool tensor is not supported.", quiet=True),
     Op("abs", np.abs,
        d=lambda m, g, x: g * m.sign(x),
        note="0 at x = 0 (the subgradient PyTorch picks)", ints="keep", aliases=("absolute",),
-       dunder="__abs__", inplace_function=True),
+       dunder="__abs__", inplace_function=True, quiet=True),
     Op("sign", _sign,
        d=lambda m, g: m.zeros_like(g),
-       note="0 everywhere (a step function)", ints="keep", aliases=("sgn",)),
+       note="0 everywhere (a step function)", ints="keep", aliases=("sgn",), quiet=True),
     Op("square", np.square, d=lambda g, x: 2 * g * x, ints="keep", inplace_function=True,
        bool_as="int64"),
     Op("reciprocal", np.reciprocal, d=lambda g, y: -g * y * y, note="inf at 0",
@@ -204,12 +206,12 @@ UNARY = (
        d=lambda m, g, x: -g / m.sqrt(1 - x * x),
        note="-inf at +-1", aliases=("arccos",), inplace_function=True),
     Op("atan", np.arctan, d=lambda g, x: g / (1 + x * x), aliases=("arctan",),
-       inplace_function=True),
+       inplace_function=True, quiet=True),
     Op("sinh", np.sinh, d=lambda m, g, x: g * m.cosh(x), inplace_function=True),
     Op("cosh", np.cosh, d=lambda m, g, x: g * m.sinh(x), inplace_function=True),
-    Op("tanh", np.tanh, d=lambda g, y: g * (1 - y * y), inplace_function=True),
+    Op("tanh", np.tanh, d=lambda g, y: g * (1 - y * y), inplace_function=True, quiet=True),
     Op("asinh", np.arcsinh, d=lambda m, g, x: g / m.sqrt(x * x + 1), aliases=("arcsinh",),
-       inplace_function=True),
+       inplace_function=True, quiet=True),
     Op("acosh", np.arccosh,
        d=lambda m, g, x: g / m.sqrt(x * x - 1),
        note="inf at 1", aliases=("arccosh",), inplace_function=True),
@@ -217,7 +219,7 @@ UNARY = (
        d=lambda g, x: g / (1 - x * x),
        note="inf at +-1", aliases=("arctanh",), inplace_function=True),
     Op("sigmoid", _sigmoid, d=lambda g, y: g * y * (1 - y), special=("expit",),
-       inplace_function=True),
+       inplace_function=True, quiet=True),
     Op("logit", _logit,
        d=lambda m, g, x, eps: (
            g / (x * (1 - x)) if eps is None
@@ -225,7 +227,7 @@ UNARY = (
        ),
        note="with eps: 0 outside [eps, 1 - eps], as clamping first", params=(("eps", None),),
        special=("logit",), inplace_function=True),
-    Op("relu", _relu, d=lambda g, x: g * (x > 0), note="0 at x = 0", ints="keep"),
+    Op("relu", _relu, d=lambda g, x: g * (x > 0), note="0 at x = 0", ints="keep", quiet=True),
     Op("erf", sm.erf, d=lambda m, g, x: g * (2 / SQRT_PI) * m.exp(-x * x), special=("erf",),
        inplace_function=True),
     Op("erfc", sm.erfc, d=lambda m, g, x: -g * (2 / SQRT_PI) * m.exp(-x * x), special=("erfc",),
@@ -297,12 +299,13 @@ UNARY = (
     Op("deg2rad", np.deg2rad, d=lambda g: g * (pi / 180), inplace_function=True),
     Op("rad2deg", np.rad2deg, d=lambda g: g * (180 / pi), inplace_function=True),
     Op("floor", np.floor, d=lambda m, g: m.zeros_like(g), note="0 (a step function)", ints="keep",
-       inplace_function=True),
+       inplace_function=True, quiet=True),
     Op("ceil", np.ceil, d=lambda m, g: m.zeros_like(g), note="0 (a step function)", ints="keep",
-       inplace_function=True),
+       inplace_function=True, quiet=True),
     Op("trunc", np.trunc,
        d=lambda m, g: m.zeros_like(g),
-       note="0 (a step function)", ints="keep", aliases=("fix",), inplace_function=True),
+       note="0 (a step function)", ints="keep", aliases=("fix",), inplace_function=True,
+       quiet=True),
     Op("round", np.round,
        d=lambda m, g: m.zeros_like(g),
        note="half to even; 0 (a step function)", ints="keep", params=(("decimals", 0),),
@@ -312,8 +315,9 @@ UNARY = (
        d=lambda m, g, x: g * m.isfinite(x),
        note="0 where x is NaN or +-inf", ints="keep",
        params=(("nan", 0.0), ("posinf", None), ("neginf", None)), inplace_function=True),
-    Op("signbit", np.signbit, note="a bool result", ints="keep", inplace=False, bool_as="int64"),
-    Op("logical_not", np.logical_not, note="a bool result", ints="keep"),
+    Op("signbit", np.signbit, note="a bool result", ints="keep", inplace=False, bool_as="int64",
+       quiet=True),
+    Op("logical_not", np.logical_not, note="a bool result", ints="keep", quiet=True),
     Op("bitwise_not", np.invert, ints="int", dunder="__invert__"),
 )
 

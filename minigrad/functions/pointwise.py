@@ -79,9 +79,12 @@ TENSOR_MATH = SimpleNamespace(
 def evaluate(op: Op, arrays: tuple, params: tuple) -> np.ndarray:
     """``op``'s forward on arrays: the result in the inputs' dtype (a bool result stays
     bool). NumPy's warnings for 1/0 or log(-1) are silenced: inf and NaN are the answer,
-    as in PyTorch."""
-    with np.errstate(all="ignore"):
+    as in PyTorch. (A ``quiet`` entry has no warning to silence.)"""
+    if op.quiet:
         out = np.asarray(op.forward(*arrays, *params))
+    else:
+        with np.errstate(all="ignore"):
+            out = np.asarray(op.forward(*arrays, *params))
     if out.dtype.kind != "b" and out.dtype != arrays[0].dtype:
         out = out.astype(arrays[0].dtype)
     return out
