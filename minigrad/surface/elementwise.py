@@ -148,8 +148,10 @@ def call(name: str, input, *args, **kwargs):
         else:
             raise TypeError(f"{name}() missing its second argument '{op.second}'")
         _check_numbers(op, name, input, other)
-        if op.bool_as == "int64 to bool" and _both_bool(input, other):
-            return call(name, as_tensor(input).long(), other, *args, **kwargs).bool()
+        if op.bool_as == "int64 to bool":
+            input, other = as_tensor(input), as_tensor(other)  # lists and arrays too
+            if _both_bool(input, other):
+                return call(name, input.long(), other, *args, **kwargs).bool()
         tensors = binary_operands(op, input, other)
     else:
         tensors = (_input(as_tensor(input), op),)

@@ -6,6 +6,7 @@ module-level collection of op names and asks no row for its name to decide what 
 import ast
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import minigrad
@@ -112,3 +113,17 @@ def test_each_row_says_one_of_its_fields_values(field):
 def test_arity_is_the_table_a_row_sits_in():
     assert {op.arity for op in UNARY} == {1}
     assert {op.arity for op in BINARY} == {2}
+
+
+@pytest.mark.parametrize("values", [[True, False, True], np.array([True, False, True])])
+def test_heaviside_of_bools_is_bool_for_any_bool_values(values):
+    # bool_as="int64 to bool": computed as int64, cast back when both inputs are bool;
+    # a list or array of bools is read as a bool tensor, as everywhere in minigrad
+    x = minigrad.tensor([True, False, False])
+    out = minigrad.heaviside(x, values)
+    assert out.dtype == minigrad.bool
+    assert (
+        out.tolist()
+        == minigrad.heaviside(x, minigrad.tensor(values)).tolist()
+        == [True, False, True]
+    )
