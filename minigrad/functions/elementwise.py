@@ -12,7 +12,8 @@ does there. The entry's faces follow: its other names (``aliases``), its names i
 ``inplace_function``), or is an operator (``dunder``); where its PyTorch signature takes
 a Python number in place of a tensor (``numbers``); and, for bool inputs NumPy has no
 loop for, whether PyTorch computes them as int64 (``bool_as``) or refuses them with its
-own message (``bool_error``).
+own message (``bool_error``); and whether NumPy warns for none of its inputs, so that its
+forward needs no ``np.errstate`` (``quiet``, checked by ``tests/functions/test_quiet_rows.py``).
 
 Everything else is generated from this table, in one place each:
 

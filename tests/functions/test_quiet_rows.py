@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 from minigrad.functions.elementwise import BINARY, UNARY
 
 QUIET = [op for op in UNARY + BINARY if op.quiet]
+assert QUIET, "the table marks no entry quiet: the tests below would check nothing"
 FLOATS = (np.float16, np.float32, np.float64)
 INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8)
 
@@ -41,14 +42,6 @@ def _dtypes(op) -> tuple:
 
 def _forward(op, x):
     return op.forward(*([x] * op.arity), *[default for _, default in op.params])
-
-
-def test_the_quiet_rows_are_the_simple_ones():
-    # a row is marked by hand, after reading its math: the list is short and known
-    assert {op.name for op in QUIET} == {
-        "neg", "positive", "abs", "sign", "atan", "tanh", "asinh", "sigmoid", "relu",
-        "floor", "ceil", "trunc", "signbit", "logical_not",
-    }  # fmt: skip
 
 
 @pytest.mark.parametrize("op", QUIET, ids=lambda op: op.name)
