@@ -17,6 +17,7 @@ import math as _math
 
 import numpy as _np
 
+from minigrad import layouts as _layouts
 from minigrad import surface as _surface
 from minigrad._version import __version__ as __version__
 from minigrad.autograd import (
@@ -89,16 +90,7 @@ from minigrad.kernels.runtime import (
     set_num_threads,
     use_threading_layer,
 )
-from minigrad.layouts import (
-    channels_last,
-    channels_last_3d,
-    contiguous_format,
-    layout,
-    legacy_contiguous_format,
-    memory_format,
-    preserve_format,
-    strided,
-)
+from minigrad.layouts import *  # noqa: F403  (strided, channels_last, ...: its __all__)
 from minigrad.ops import (  # functional forms of the tensor methods: mg.exp(x), mg.sum(x, 1)
     amax,
     amin,
@@ -274,15 +266,8 @@ __all__ = [
     "set_default_device",
     "AcceleratorError",
     "OutOfMemoryError",
-    # layouts and memory formats (minigrad/layouts.py)
-    "channels_last",
-    "channels_last_3d",
-    "contiguous_format",
-    "layout",
-    "legacy_contiguous_format",
-    "memory_format",
-    "preserve_format",
-    "strided",
+    # layouts and memory formats
+    *_layouts.__all__,
     # dtypes
     "bfloat16",
     "bool",

@@ -45,70 +45,58 @@ def unfold_view(x: np.ndarray, dim: int, size: int, step: int) -> np.ndarray:
     return _strided(x, shape, strides, writeable=x.flags.writeable)
 
 
-class Diagonal(Function):
-    """y = the diagonal of x's planes (dim1, dim2) at ``offset``: a view."""
+class StridedView(Function):
+    """y = ``view(x, *args)``, a view of x; a subclass names its ``view`` and its
+    ``scatter`` (zeros of x's shape with g put back where each element came from)."""
 
     is_view = True
 
     @staticmethod
-    def forward(ctx, x, offset, dim1, dim2):
+    def forward(ctx, x, *args):
         ctx.in_shape = x._data.shape
-        ctx.args = (offset, dim1, dim2)
-        return diagonal_view(x._data, offset, dim1, dim2)
+        ctx.args = args
+        return ctx.view(x._data, *args)
 
     @staticmethod
     def backward(ctx, g):
-        return DiagonalBackward.apply(g, ctx.in_shape, *ctx.args), None, None, None
+        return Scatter.apply(g, ctx.in_shape, type(ctx), *ctx.args), *_nones(ctx.args)
 
     @staticmethod
     def backward_array(ctx, g):
-        return _diagonal_backward(g, ctx.in_shape, *ctx.args), None, None, None
+        return ctx.scatter(g, ctx.in_shape, *ctx.args), *_nones(ctx.args)
 
 
-def _diagonal_backward(g: np.ndarray, shape: tuple, offset, dim1, dim2) -> np.ndarray:
+class Scatter(Function):
+    """y = zeros of ``shape`` with g put back where ``pattern``'s view took each
+    element: a ``StridedView``'s backward. Its own backward takes the view again."""
+
+    @staticmethod
+    def forward(ctx, g, shape, pattern, *args):
+        ctx.pattern = pattern
+        ctx.args = args
+        return pattern.scatter(g._data, shape, *args)
+
+    @staticmethod
+    def backward(ctx, gg):
+        return ctx.pattern.apply(gg, *ctx.args), None, None, *_nones(ctx.args)
+
+    @staticmethod
+    def backward_array(ctx, gg):
+        return ctx.pattern.view(gg, *ctx.args).copy(), None, None, *_nones(ctx.args)
+
+
+def _nones(args: tuple) -> tuple:
+    """No gradient for the pattern's arguments (offsets, dims, sizes)."""
+    return (None,) * len(args)
+
+
+def diagonal_scatter(g: np.ndarray, shape: tuple, offset, dim1, dim2) -> np.ndarray:
     out = np.zeros(shape, g.dtype)
     diagonal_view(out, offset, dim1, dim2)[...] = g
     return out
 
 
-class DiagonalBackward(Function):
-    """zeros of ``shape`` with ``g`` on the diagonal (Diagonal's backward)."""
-
-    @staticmethod
-    def forward(ctx, g, shape, offset, dim1, dim2):
-        ctx.args = (offset, dim1, dim2)
-        return _diagonal_backward(g._data, shape, offset, dim1, dim2)
-
-    @staticmethod
-    def backward(ctx, gg):
-        return Diagonal.apply(gg, *ctx.args), None, None, None, None
-
-    @staticmethod
-    def backward_array(ctx, gg):
-        return diagonal_view(gg, *ctx.args).copy(), None, None, None, None
-
-
-class Unfold(Function):
-    """y = the windows of ``size`` every ``step`` along ``dim`` of x: a view."""
-
-    is_view = True
-
-    @staticmethod
-    def forward(ctx, x, dim, size, step):
-        ctx.in_shape = x._data.shape
-        ctx.args = (dim, size, step)
-        return unfold_view(x._data, dim, size, step)
-
-    @staticmethod
-    def backward(ctx, g):
-        return UnfoldBackward.apply(g, ctx.in_shape, *ctx.args), None, None, None
-
-    @staticmethod
-    def backward_array(ctx, g):
-        return _unfold_backward(g, ctx.in_shape, *ctx.args), None, None, None
-
-
-def _unfold_backward(g: np.ndarray, shape: tuple, dim, size, step) -> np.ndarray:
+def unfold_scatter(g: np.ndarray, shape: tuple, dim, size, step) -> np.ndarray:
     """Each window's gradient added back where the window came from: one strided add per
     position inside a window (``size`` of them), so overlapping windows sum."""
     out = np.zeros(shape, g.dtype)
@@ -119,18 +107,15 @@ def _unfold_backward(g: np.ndarray, shape: tuple, dim, size, step) -> np.ndarray
     return out
 
 
-class UnfoldBackward(Function):
-    """zeros of ``shape`` with each window's gradient added back (Unfold's backward)."""
+class Diagonal(StridedView):
+    """y = the diagonal of x's planes (dim1, dim2) at ``offset``: a view."""
 
-    @staticmethod
-    def forward(ctx, g, shape, dim, size, step):
-        ctx.args = (dim, size, step)
-        return _unfold_backward(g._data, shape, dim, size, step)
+    view = staticmethod(diagonal_view)
+    scatter = staticmethod(diagonal_scatter)
 
-    @staticmethod
-    def backward(ctx, gg):
-        return Unfold.apply(gg, *ctx.args), None, None, None, None
 
-    @staticmethod
-    def backward_array(ctx, gg):
-        return unfold_view(gg, *ctx.args).copy(), None, None, None, None
+class Unfold(StridedView):
+    """y = the windows of ``size`` every ``step`` along ``dim`` of x: a view."""
+
+    view = staticmethod(unfold_view)
+    scatter = staticmethod(unfold_scatter)
