@@ -165,17 +165,10 @@ def _same_kind(value, default) -> bool:
 
 def load_config_file(path) -> dict:
     """Read a TOML or JSON config file into a dict of field values."""
+    from minigrad.train.tasks import read_utf8
+
     path = pathlib.Path(path)
-    if not path.is_file():
-        raise ConfigError(f"config file not found: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ConfigError(
-            f"{path}: not valid UTF-8 ({e.reason} at byte {e.start}); save it as UTF-8"
-        ) from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read the config file: {e.strerror}") from None
+    text = read_utf8(path, ConfigError, "config file")
     if path.suffix == ".json":
         try:
             values = json.loads(text)

@@ -218,6 +218,21 @@ class AddTask(AlgorithmicTask):
 ALGORITHMIC_TASKS = {t.name: t for t in (ReverseTask, SortTask, CopyTask, AddTask)}
 
 
+def read_utf8(path: pathlib.Path, error: type[ValueError], what: str) -> str:
+    """The text of the file at ``path``; a missing, unreadable or non-UTF-8 file raises
+    ``error`` with a message naming ``what`` it is (the CLI prints it, no traceback)."""
+    if not path.is_file():
+        raise error(f"{what} not found: {path}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise error(
+            f"{path}: not valid UTF-8 ({e.reason} at byte {e.start}); save it as UTF-8"
+        ) from None
+    except OSError as e:
+        raise error(f"{path}: cannot read the {what}: {e.strerror}") from None
+
+
 # ------------------------------------------------------------------------------ text task
 class TextTask:
     """A character-level language model on a UTF-8 text file.
@@ -232,14 +247,7 @@ class TextTask:
 
     def __init__(self, path, seq_len: int, seed: int, vocab: list[str] | None = None):
         path = pathlib.Path(path)
-        if not path.is_file():
-            raise TaskError(f"text: no such file: {path}")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as e:
-            raise TaskError(
-                f"text: {path} is not valid UTF-8 ({e.reason} at byte {e.start})"
-            ) from None
+        text = read_utf8(path, TaskError, "text file")
         self.path = str(path)
         self.itos = list(vocab) if vocab is not None else sorted(set(text))
         self.stoi = {c: i for i, c in enumerate(self.itos)}

@@ -130,7 +130,7 @@ def test_config_file_is_overridden_by_options(tmp_path, capsys):
     "args, message",
     [
         (["--task", "revers"], "task must be one of"),
-        (["--task", "text", "--text", "/no/such/file.txt"], "no such file"),
+        (["--task", "text", "--text", "/no/such/file.txt"], "text file not found"),
         (["--d-model", "30", "--n-heads", "4"], "d_model (30) must be divisible by n_heads (4)"),
         (["--config", "/no/such.toml"], "config file not found"),
     ],

@@ -60,7 +60,7 @@ def test_bad_task_inputs_are_clear_errors(tmp_path):
         make_task("reverse", 4, seed=0).encode_prompt("12a4")
     with pytest.raises(TaskError, match="at most 2 digits"):
         make_task("add", 2, seed=0).encode_prompt("123+4")
-    with pytest.raises(TaskError, match="no such file"):
+    with pytest.raises(TaskError, match="text file not found"):
         make_task("text", 16, seed=0, text_path=tmp_path / "missing.txt")
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("caf\xe9 ".encode("latin-1") * 100)
