@@ -20,7 +20,7 @@ import os
 import numpy as np
 
 from minigrad.serialization.errors import CheckpointError
-from minigrad.serialization.tree import Decoder, load_json
+from minigrad.serialization.tree import Decoder, load_document
 
 MANIFEST_KEY = "__minigrad_manifest__"
 VERSION = 1
@@ -108,15 +108,7 @@ def _read_manifest(zf, info, name) -> dict:
     raw = _read_member(zf, info, name, "the manifest")
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise CheckpointError(f"{name}: corrupt checkpoint manifest (not a byte array)")
-    manifest = load_json(raw.tobytes(), f"{name}: corrupt checkpoint manifest")
-    if not isinstance(manifest, dict) or manifest.get("format") != "minigrad-checkpoint":
-        raise CheckpointError(f"{name}: not a minigrad checkpoint (unknown manifest)")
-    if manifest.get("version") != VERSION:
-        raise CheckpointError(
-            f"{name}: .npz checkpoint format version {manifest.get('version')!r} is not "
-            f"supported (this minigrad reads version {VERSION})"
-        )
-    return manifest
+    return load_document(raw.tobytes(), name, "manifest", VERSION)
 
 
 def _read_member(zf, info, name, what: str) -> np.ndarray:

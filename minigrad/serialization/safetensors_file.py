@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from minigrad.serialization.errors import CheckpointError
-from minigrad.serialization.tree import load_json
+from minigrad.serialization.tree import load_document, load_json
 
 VERSION = 2
 METADATA_KEY = "minigrad"
@@ -159,12 +159,4 @@ def _document(metadata: dict, name) -> dict | None:
     text = metadata.get(METADATA_KEY)
     if text is None:
         return None
-    document = load_json(text, f"{name}: corrupt checkpoint structure")
-    if not isinstance(document, dict) or document.get("format") != "minigrad-checkpoint":
-        raise CheckpointError(f"{name}: corrupt checkpoint structure (unknown format)")
-    if document.get("version") != VERSION:
-        raise CheckpointError(
-            f"{name}: checkpoint format version {document.get('version')!r} is not "
-            f"supported (this minigrad reads version {VERSION}); a newer minigrad wrote it?"
-        )
-    return document
+    return load_document(text, name, "structure", VERSION)

@@ -56,6 +56,22 @@ def load_json(text: str | bytes, corrupt: str, unreadable: str | None = None):
         raise CheckpointError(f"{unreadable or corrupt} ({e})") from None
 
 
+def load_document(text: str | bytes, name: str, what: str, version: int) -> dict:
+    """The JSON document that describes a checkpoint (``what``: the .npz file's
+    "manifest", the safetensors file's "structure"): a dict of format
+    ``"minigrad-checkpoint"`` and this ``version``, or a ``CheckpointError`` naming
+    the file ``name``."""
+    document = load_json(text, f"{name}: corrupt checkpoint {what}")
+    if not isinstance(document, dict) or document.get("format") != "minigrad-checkpoint":
+        raise CheckpointError(f"{name}: not a minigrad checkpoint (unknown {what})")
+    if document.get("version") != version:
+        raise CheckpointError(
+            f"{name}: checkpoint format version {document.get('version')!r} is not "
+            f"supported (this minigrad reads version {version})"
+        )
+    return document
+
+
 #: The dtypes the safetensors format has names for (BOOL, U8, I8, ..., F64), little-endian.
 NAMED_DTYPES = frozenset(
     np.dtype(t) for t in ("?", "<u1", "<i1", "<u2", "<i2", "<u4", "<i4", "<u8", "<i8",
