@@ -1,4 +1,4 @@
-"""The schedulers of optim/schedulers.py against PyTorch's: the learning rates (and the
+"""The schedulers of optim/lr_scheduler.py against PyTorch's: the learning rates (and the
 momentum, for CyclicLR) of two parameter groups over many steps; step(epoch) jumps; a
 state_dict resume; ReduceLROnPlateau fed the same metrics. Without PyTorch: hand-worked
 sequences and the option checks."""
