@@ -339,6 +339,15 @@ def as_mask(name: str, mask, fn: str):
     return mask if mask is not None else constant(arr)
 
 
+def check_same_dtype(fn: str, query: Tensor, key: Tensor, value: Tensor) -> None:
+    """query, key and value of one dtype, or PyTorch's RuntimeError (DtypeMismatchError)."""
+    if key.dtype != query.dtype or value.dtype != query.dtype:
+        raise DtypeMismatchError(
+            f"{fn}: query, key and value must have the same dtype, got {query.dtype}, "
+            f"{key.dtype} and {value.dtype}"
+        )
+
+
 def _batch_shape(fn: str, named_shapes) -> tuple:
     """Broadcast the batch dims (all but the last two) of several named shapes."""
     try:
@@ -398,11 +407,7 @@ def scaled_dot_product_attention(
             )
         if t.dtype.kind != "f":
             raise TypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
-    if key.dtype != query.dtype or value.dtype != query.dtype:
-        raise DtypeMismatchError(  # PyTorch's RuntimeError (and minigrad's old TypeError)
-            f"{fn}: query, key and value must have the same dtype, got {query.dtype}, "
-            f"{key.dtype} and {value.dtype}"
-        )
+    check_same_dtype(fn, query, key, value)
     L, E = query.shape[-2:]
     S = key.shape[-2]
     if key.shape[-1] != E:

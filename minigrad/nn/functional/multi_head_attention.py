@@ -53,6 +53,7 @@ from minigrad.nn.functional.attention import (
     attention_weights,
     causal_allow,
     check_float_mask,
+    check_same_dtype,
     scaled_dot_product_attention,
 )
 from minigrad.nn.functional.linear import linear
@@ -280,11 +281,7 @@ def _check_inputs(owner, query, key, value, embed_dim, num_heads) -> bool:
             )
     if query.dtype.kind != "f":
         raise DtypeMismatchError(f"{owner}: query must be floating point, got {query.dtype}")
-    if key.dtype != query.dtype or value.dtype != query.dtype:
-        raise DtypeMismatchError(
-            f"{owner}: query, key and value must have the same dtype, got {query.dtype}, "
-            f"{key.dtype} and {value.dtype}"
-        )
+    check_same_dtype(owner, query, key, value)
     if query.shape[-1] != embed_dim:
         raise AttentionArgumentError(
             f"{owner}: query's last dim must be embed_dim={embed_dim}, got query of shape "
