@@ -24,7 +24,6 @@ import argparse
 import importlib.util
 import os
 import pathlib
-import socket
 import sys
 import tempfile
 
@@ -68,14 +67,15 @@ def train_on_minigrad(path: str, steps: int) -> float:
     return loss.item()
 
 
-def worker(rank: int, world: int, port: int, path: str, out: str, steps: int, mg_loss: float):
+def worker(rank: int, world: int, store: str, path: str, out: str, steps: int, mg_loss: float):
     import safetensors.torch
     import torch
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel as DDP
 
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=world)
+    # The processes meet through a file (PyTorch's shared file-system initialization):
+    # no port to pick, so no race with another program for one.
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
     torch.set_num_threads(1)
     model_t = load_gpt("torch")
     model = model_t.GPT(model_t.GPTConfig())
@@ -126,12 +126,10 @@ def main(argv=None):
         path = os.path.join(d, "from_minigrad.safetensors")
         out = os.path.join(d, "from_torch.safetensors")
         mg_loss = train_on_minigrad(path, args.steps)
-        with socket.socket() as s:  # a free port for the rendezvous
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
+        store = os.path.join(d, "rendezvous")  # created by the processes
         tmp.spawn(
             worker,
-            args=(args.nproc, port, path, out, args.steps, mg_loss),
+            args=(args.nproc, store, path, out, args.steps, mg_loss),
             nprocs=args.nproc,
             join=True,
         )
