@@ -13,7 +13,9 @@ does there. The entry's faces follow: its other names (``aliases``), its names i
 a Python number in place of a tensor (``numbers``); and, for bool inputs NumPy has no
 loop for, whether PyTorch computes them as int64 (``bool_as``) or refuses them with its
 own message (``bool_error``); and whether NumPy warns for none of its inputs, so that its
-forward needs no ``np.errstate`` (``quiet``, checked by ``tests/functions/test_quiet_rows.py``).
+forward needs no ``np.errstate`` (``quiet``, checked by ``tests/functions/test_quiet_rows.py``);
+and whether it is an integer division, where a zero divisor raises as in PyTorch
+(``divides``; NumPy would give 0).
 
 Everything else is generated from this table, in one place each:
 
@@ -88,6 +90,7 @@ class Op:
     bool_as: str = ""  # bool inputs computed as "int64", or as "int64 to bool" (cast back after)
     bool_error: str = ""  # PyTorch's message (a RuntimeError) for a bool input it refuses
     quiet: bool = False  # NumPy warns for no input (no overflow, 1/0 or invalid): no errstate
+    divides: bool = False  # an integer division: a zero divisor raises (NumPy would give 0)
 
     @property
     def grads(self) -> tuple | None:
@@ -358,11 +361,11 @@ BINARY = _two_inputs(
     Op("fmod", np.fmod,
        da=lambda g: g,
        db=lambda m, g, a, b: -g * m.trunc(a / b),
-       note="C's remainder: a's sign", ints="keep", numbers="second"),
+       note="C's remainder: a's sign", ints="keep", numbers="second", divides=True),
     Op("remainder", np.remainder,
        da=lambda g: g,
        db=lambda m, g, a, b: -g * m.floor(a / b),
-       note="Python's %: b's sign", ints="keep", dunder="__mod__"),
+       note="Python's %: b's sign", ints="keep", dunder="__mod__", divides=True),
     Op("maximum", np.maximum,
        da=lambda m, g, a, b: m.where(a == b, g / 2, g * (a > b)),
        db=lambda m, g, a, b: m.where(a == b, g / 2, g * (b > a)),
@@ -418,7 +421,7 @@ BINARY = _two_inputs(
     Op("legendre_polynomial_p", poly.legendre_polynomial_p,
        note="n < 0 gives 0", special=("legendre_polynomial_p",), method=False, second="n"),
     Op("floor_divide", np.floor_divide, note="floor(a / b)", ints="keep", dunder="__floordiv__",
-       numbers="both"),
+       numbers="both", divides=True),
     Op("nextafter", np.nextafter,
        da=lambda g: g,
        db=lambda m, g: m.zeros_like(g),

@@ -32,3 +32,9 @@ class IndexRangeError(IndexError, RuntimeError):
 class EmptyReductionError(ShapeError, IndexError):
     """A reduction without an identity (max, min) over a dim of size 0: PyTorch raises
     ``IndexError`` ("Expected reduction dim to have non-zero size")."""
+
+
+class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
+    """An integer ``//``, ``%``, ``fmod`` or ``div(rounding_mode=...)`` by zero, which
+    has no integer answer: PyTorch raises ``RuntimeError("ZeroDivisionError")`` (NumPy
+    would give 0 with a warning); Python's ``ZeroDivisionError`` catches it too."""
