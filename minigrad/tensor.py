@@ -30,7 +30,14 @@ from minigrad.functions import reduction as R
 from minigrad.functions import shape as S
 from minigrad.functions import signatures
 from minigrad.functions import unary as U
-from minigrad.functions.errors import IndexRangeError, ShapeError
+from minigrad.functions.elementwise import TABLE  # PyTorch's messages for bool operands
+from minigrad.functions.errors import (
+    DtypeError,
+    DtypeMismatchError,
+    IndexRangeError,
+    ShapeError,
+    no_kernel,
+)
 from minigrad.kernels import runtime
 
 if TYPE_CHECKING:  # typing.Self is Python 3.11's; annotations here are never evaluated
@@ -450,7 +457,7 @@ class Tensor(FloatCasts):
         return int(self.item())
 
     def __index__(self) -> int:
-        if self._data.dtype.kind not in "iu" or self._data.size != 1:
+        if self._data.dtype.kind not in "biu" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be used as an index")
         return int(self._data.item())
 
@@ -593,13 +600,12 @@ class Tensor(FloatCasts):
 
     def __neg__(self):
         if self._data.dtype == np.bool_:
-            raise RuntimeError(
-                "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                "trying to invert a mask, use the `~` or `logical_not()` operator instead."
-            )
+            raise DtypeError(TABLE["neg"].bool_error)
         return A.Neg.apply(self)
 
     def __pos__(self):
+        if self._data.dtype == np.bool_:
+            raise DtypeError(TABLE["positive"].bool_error)
         return self
 
     @lower_precision
@@ -647,6 +653,8 @@ class Tensor(FloatCasts):
         if min is None and max is None:
             raise ShapeError("clamp: at least one of min and max must be given")
         if isinstance(min, Tensor) or isinstance(max, Tensor):
+            if self._data.dtype == np.bool_ and min is not None and max is not None:
+                raise no_kernel("clamp", np.bool_)
             # As in torch: x keeps its gradient where min <= x <= max (the ends included);
             # a bound gets it where the bound is the output.
             out = self
@@ -657,6 +665,8 @@ class Tensor(FloatCasts):
                 hi, out = A.promote(as_tensor(max), out)
                 out = I.Where.apply(out._data > hi._data, hi, out)
             return out
+        if self._data.dtype == np.bool_:  # (with tensor bounds it is a where: bool is fine)
+            raise no_kernel("clamp", np.bool_)
         x = self
         if min is not None:
             x, min = _with_scalar(x, min)
@@ -682,7 +692,7 @@ class Tensor(FloatCasts):
         if wanted.kind != "f":
             which = "Input" if dtype is None else "Optional"
             name = printing.torch_dtype_name(wanted)
-            raise RuntimeError(
+            raise DtypeError(  # PyTorch's RuntimeError (DtypeError is one)
                 f"mean(): could not infer output dtype. {which} dtype must be either a floating "
                 f"point or complex dtype. Got: {name}"
             )
@@ -696,13 +706,13 @@ class Tensor(FloatCasts):
         """
         dim, keepdim, correction = signatures.variance("var", dim, unbiased, keepdim, correction)
         dims = R.reduce_dims(dim, self._data.ndim)
-        return R.Var.apply(_floating(self), dims, keepdim, correction)
+        return R.Var.apply(_variance_input(self), dims, keepdim, correction)
 
     def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         """Standard deviation over ``dim``: ``sqrt(var(...))`` (same arguments as ``var``)."""
         dim, keepdim, correction = signatures.variance("std", dim, unbiased, keepdim, correction)
         dims = R.reduce_dims(dim, self._data.ndim)
-        return R.Std.apply(_floating(self), dims, keepdim, correction)
+        return R.Std.apply(_variance_input(self), dims, keepdim, correction)
 
     def amax(self, dim=None, keepdim: bool = False):
         return R.Amax.apply(self, R.reduce_dims(dim, self._data.ndim), keepdim)
@@ -749,18 +759,22 @@ class Tensor(FloatCasts):
     def softmax(self, dim: int, dtype=None):
         """exp(x) / sum(exp(x)) along ``dim`` (computed in ``dtype`` if given)."""
         x = self if dtype is None else self.to(dtype)
+        if x._data.dtype.kind != "f":
+            raise no_kernel("softmax", x._data.dtype)
         (d,) = R.normalize_dims(dim, x._data.ndim)
         if x._data.ndim == 0:
             return x.reshape(1).softmax(0).reshape(())
-        return R.Softmax.apply(_floating(x), d)
+        return R.Softmax.apply(x, d)
 
     def log_softmax(self, dim: int, dtype=None):
         """x - logsumexp(x) along ``dim`` (computed in ``dtype`` if given)."""
         x = self if dtype is None else self.to(dtype)
+        if x._data.dtype.kind != "f":
+            raise no_kernel("log_softmax", x._data.dtype)
         (d,) = R.normalize_dims(dim, x._data.ndim)
         if x._data.ndim == 0:
             return x.reshape(1).log_softmax(0).reshape(())
-        return R.LogSoftmax.apply(_floating(x), d)
+        return R.LogSoftmax.apply(x, d)
 
     # ------------------------------------------------------------------ shape
     def reshape(self, *shape):
@@ -1200,7 +1214,13 @@ class Tensor(FloatCasts):
         return Tensor._make(np.isfinite(self._data), False, None)
 
     def allclose(self, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False) -> bool:
-        """``|self - other| <= atol + rtol * |other|`` everywhere (broadcasting)."""
+        """``|self - other| <= atol + rtol * |other|`` everywhere (broadcasting); two
+        tensors must have one dtype, as in PyTorch."""
+        if isinstance(other, Tensor) and other._data.dtype != self._data.dtype:
+            raise DtypeMismatchError(
+                f"{printing.torch_dtype_name(other._data.dtype)} did not match "
+                f"{printing.torch_dtype_name(self._data.dtype)}"
+            )
         other = other._data if isinstance(other, Tensor) else np.asarray(other)
         try:
             np.broadcast_shapes(self._data.shape, other.shape)
@@ -1236,6 +1256,8 @@ class Tensor(FloatCasts):
             raise TypeError(f"topk: k must be an int, got {k!r}")
         if not 0 <= k <= n:
             raise RuntimeError(f"topk: k ({k}) must be in [0, {n}], the size of dim {dim}")
+        if self._data.dtype == np.bool_:
+            raise DtypeError("topk does not support bool dtypes on CPU")
         x = self if self._data.ndim else self.reshape(1)
         order = sort_indices(x._data, d, descending=largest, stable=True)
         idx = np.take(order, np.arange(k), axis=d).astype(np.int64)
@@ -1288,6 +1310,8 @@ class Tensor(FloatCasts):
         from minigrad.functions.ordering import Cumsum
 
         x = self if dtype is None else self.to(dtype)
+        if dtype is not None and x._data.dtype == np.bool_:
+            raise no_kernel("cumsum", np.bool_)
         if x._data.dtype.kind in "bu" or x._data.dtype == dtypes.int32:
             x = x.to(dtypes.int64)  # torch promotes integer cumsums to int64
         if x._data.ndim == 0:
@@ -1408,6 +1432,8 @@ def _compare(ufunc, a, b) -> Tensor:
 
 
 def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
+    if x._data.dtype == np.bool_:
+        raise DtypeError(f"{fn.__name__}(): does not support bool input")
     if x._data.ndim == 0:  # the one element, index 0, still 0-d (as PyTorch, keepdim or not)
         if dim is not None:
             R.normalize_dims(dim, 0)
@@ -1451,12 +1477,12 @@ def _is_bool(x) -> bool:
 def _refuse_bool_subtraction(a, b) -> None:
     """``a - b`` with a bool operand raises, as in PyTorch (bool has no subtraction)."""
     if _is_bool(a) and _is_bool(b):
-        raise RuntimeError(
+        raise DtypeError(  # PyTorch's RuntimeError; its kernels' NotImplementedError too
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
             "`^` or `logical_xor()` operator instead."
         )
     if _is_bool(a) or _is_bool(b):
-        raise RuntimeError(
+        raise DtypeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
             "trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
@@ -1478,6 +1504,12 @@ def _at_least_2d(t: Tensor, op: str) -> None:
 
 def _floating(t: Tensor) -> Tensor:
     return t if t._data.dtype.kind == "f" else t.to(dtypes.default_float)
+
+
+def _variance_input(t: Tensor) -> Tensor:
+    if t._data.dtype.kind != "f":
+        raise DtypeError("std and var only support floating point and complex dtypes")
+    return t
 
 
 def _cast_scalar(value, dtype: np.dtype):

@@ -38,26 +38,8 @@ EXCLUDED = {
     "sparse_resize_and_clear_",
 }
 
-_BOOL_KERNELS = "PyTorch has no kernel for this op on bool tensors; minigrad computes it"
 #: (method, dtype, arguments) -> why minigrad differs from PyTorch there.
 KNOWN_DIFFERENCES = {
-    **{
-        (name, "bool", ()): _BOOL_KERNELS
-        for name in ("abs_", "absolute_", "ceil_", "fix_", "floor_", "round_", "trunc_")
-    },
-    **{
-        (name, "bool", (True,)): _BOOL_KERNELS
-        for name in (
-            "bitwise_left_shift_",
-            "bitwise_right_shift_",
-            "clamp_",
-            "clamp_max_",
-            "clamp_min_",
-            "clip_",
-        )
-    },
-    ("relu_", "bool", ()): "PyTorch refuses bool inputs to relu; minigrad computes it",
-    ("pow_", "bool", (True,)): "PyTorch keeps bool ** bool bool; minigrad's result is int8",
     **{
         ("float_power_", "float32", args): "PyTorch refuses a float32 base (the result is "
         "float64); minigrad casts the result back to float32"

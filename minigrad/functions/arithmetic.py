@@ -13,7 +13,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import broadcast_op, unbroadcast
-from minigrad.functions.errors import DtypeMismatchError, ShapeError
+from minigrad.functions.errors import DtypeMismatchError, ShapeError, no_kernel
 from minigrad.functions.indexing import Where
 from minigrad.printing import shape_str, torch_dtype_name
 
@@ -116,6 +116,8 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
+            raise no_kernel("pow", np.bool_)
         ctx.save_for_backward(a, b)
         return broadcast_op("pow", _power, a, b)
 
@@ -241,6 +243,8 @@ class PowScalar(_SameFormula):
         ctx.c = c
         if a._data.dtype.kind in "iu" and isinstance(c, (int, np.integer)) and c < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a._data.dtype.kind == "b":  # b ** True is b, b ** False all True (PyTorch: bool)
+            return a._data.copy() if c else np.ones_like(a._data)
         return a._data**c
 
     @staticmethod
@@ -258,7 +262,12 @@ class RPowScalar(Function):
 
     @staticmethod
     def forward(ctx, a, c):
-        y = c**a._data
+        if a._data.dtype.kind == "b":  # c a bool too: an int or a float makes a number
+            raise no_kernel("pow", np.bool_)
+        if a._data.dtype.kind in "iu":  # 2 ** -1 is 0, as in PyTorch (NumPy refuses it)
+            y = _power(np.asarray(c, dtype=a._data.dtype), a._data)
+        else:
+            y = c**a._data
         ctx.save_for_backward(y)
         ctx.c = c
         # 0^a: c^a log c is 0 * -inf for a > 0; its limit (and torch's value) is 0 for a >= 0
@@ -302,6 +311,8 @@ class MatMul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        if a._data.dtype.kind == "b":
+            raise no_kernel("matmul", np.bool_)
         ctx.save_for_backward(a, b)
         try:
             out = np.matmul(a._data, b._data)

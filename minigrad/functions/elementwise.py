@@ -10,12 +10,12 @@ does there. The entry's faces follow: its other names (``aliases``), its names i
 ``torch.special`` (``special``), whether it is a Tensor method and ``mg.*`` function
 (``method``), has an in-place variant (``inplace``, and ``mg.name_`` with
 ``inplace_function``), or is an operator (``dunder``); where its PyTorch signature takes
-a Python number in place of a tensor (``numbers``); and, for bool inputs NumPy has no
-loop for, whether PyTorch computes them as int64 (``bool_as``) or refuses them with its
-own message (``bool_error``); and whether NumPy warns for none of its inputs, so that its
-forward needs no ``np.errstate`` (``quiet``, checked by ``tests/functions/test_quiet_rows.py``);
-and whether it is an integer division, where a zero divisor raises as in PyTorch
-(``divides``; NumPy would give 0).
+a Python number in place of a tensor (``numbers``); how bool inputs are read: computed
+as int64 (``bool_as``) or refused with PyTorch's own message (``bool_error``); the dtypes
+PyTorch has no kernel for (``refuses``); whether NumPy warns for none of its inputs, so
+that its forward needs no ``np.errstate`` (``quiet``, checked by
+``tests/functions/test_quiet_rows.py``); and whether it is an integer division, where a
+zero divisor raises as in PyTorch (``divides``; NumPy would give 0).
 
 Everything else is generated from this table, in one place each:
 
@@ -89,6 +89,7 @@ class Op:
     numbers: str = "either"  # where PyTorch takes numbers: "either", "second", "both", "nowhere"
     bool_as: str = ""  # bool inputs computed as "int64", or as "int64 to bool" (cast back after)
     bool_error: str = ""  # PyTorch's message (a RuntimeError) for a bool input it refuses
+    refuses: tuple = ()  # dtypes PyTorch has no kernel for: "bool", "int" (every integer dtype)
     quiet: bool = False  # NumPy warns for no input (no overflow, 1/0 or invalid): no errstate
     divides: bool = False  # an integer division: a zero divisor raises (NumPy would give 0)
 
@@ -181,7 +182,7 @@ UNARY = (
     Op("abs", np.abs,
        d=lambda m, g, x: g * m.sign(x),
        note="0 at x = 0 (the subgradient PyTorch picks)", ints="keep", aliases=("absolute",),
-       dunder="__abs__", inplace_function=True, quiet=True),
+       dunder="__abs__", inplace_function=True, quiet=True, refuses=("bool",)),
     Op("sign", _sign,
        d=lambda m, g: m.zeros_like(g),
        note="0 everywhere (a step function)", ints="keep", aliases=("sgn",), quiet=True),
@@ -231,7 +232,8 @@ UNARY = (
        ),
        note="with eps: 0 outside [eps, 1 - eps], as clamping first", params=(("eps", None),),
        special=("logit",), inplace_function=True),
-    Op("relu", _relu, d=lambda g, x: g * (x > 0), note="0 at x = 0", ints="keep", quiet=True),
+    Op("relu", _relu, d=lambda g, x: g * (x > 0), note="0 at x = 0", ints="keep", quiet=True,
+       bool_error="Boolean inputs not supported for relu"),
     Op("erf", sm.erf, d=lambda m, g, x: g * (2 / SQRT_PI) * m.exp(-x * x), special=("erf",),
        inplace_function=True),
     Op("erfc", sm.erfc, d=lambda m, g, x: -g * (2 / SQRT_PI) * m.exp(-x * x), special=("erfc",),
@@ -303,18 +305,18 @@ UNARY = (
     Op("deg2rad", np.deg2rad, d=lambda g: g * (pi / 180), inplace_function=True),
     Op("rad2deg", np.rad2deg, d=lambda g: g * (180 / pi), inplace_function=True),
     Op("floor", np.floor, d=lambda m, g: m.zeros_like(g), note="0 (a step function)", ints="keep",
-       inplace_function=True, quiet=True),
+       inplace_function=True, quiet=True, refuses=("bool",)),
     Op("ceil", np.ceil, d=lambda m, g: m.zeros_like(g), note="0 (a step function)", ints="keep",
-       inplace_function=True, quiet=True),
+       inplace_function=True, quiet=True, refuses=("bool",)),
     Op("trunc", np.trunc,
        d=lambda m, g: m.zeros_like(g),
        note="0 (a step function)", ints="keep", aliases=("fix",), inplace_function=True,
-       quiet=True),
+       quiet=True, refuses=("bool",)),
     Op("round", np.round,
        d=lambda m, g: m.zeros_like(g),
        note="half to even; 0 (a step function)", ints="keep", params=(("decimals", 0),),
-       special=("round",), inplace_function=True),
-    Op("frac", _frac, d=lambda g: g, inplace_function=True),
+       special=("round",), inplace_function=True, refuses=("bool",)),
+    Op("frac", _frac, d=lambda g: g, inplace_function=True, refuses=("bool", "int")),
     Op("nan_to_num", _nan_to_num,
        d=lambda m, g, x: g * m.isfinite(x),
        note="0 where x is NaN or +-inf", ints="keep",
@@ -335,15 +337,15 @@ BINARY = _two_inputs(
     Op("hypot", np.hypot,
        da=lambda g, a, y: g * a / y,
        db=lambda g, b, y: g * b / y,
-       note="NaN at (0, 0)", numbers="nowhere"),
+       note="NaN at (0, 0)", numbers="nowhere", refuses=("bool", "int")),
     Op("logaddexp", np.logaddexp,
        da=lambda m, g, a, b: g / (1 + m.exp(b - a)),
        db=lambda m, g, a, b: g / (1 + m.exp(a - b)),
-       inplace=False, numbers="nowhere"),
+       inplace=False, numbers="nowhere", refuses=("bool", "int")),
     Op("logaddexp2", np.logaddexp2,
        da=lambda m, g, a, b: g / (1 + m.exp2(b - a)),
        db=lambda m, g, a, b: g / (1 + m.exp2(a - b)),
-       inplace=False, numbers="nowhere"),
+       inplace=False, numbers="nowhere", refuses=("bool", "int")),
     Op("xlogy", _xlogy,
        da=lambda m, g, a, b: m.where((a == 0) & (b <= 0), 0.0, g * m.log(b)),
        db=lambda g, a, b: g * a / b,
@@ -361,11 +363,13 @@ BINARY = _two_inputs(
     Op("fmod", np.fmod,
        da=lambda g: g,
        db=lambda m, g, a, b: -g * m.trunc(a / b),
-       note="C's remainder: a's sign", ints="keep", numbers="second", divides=True),
+       note="C's remainder: a's sign", ints="keep", numbers="second", divides=True,
+       refuses=("bool",)),
     Op("remainder", np.remainder,
        da=lambda g: g,
        db=lambda m, g, a, b: -g * m.floor(a / b),
-       note="Python's %: b's sign", ints="keep", dunder="__mod__", divides=True),
+       note="Python's %: b's sign", ints="keep", dunder="__mod__", divides=True,
+       refuses=("bool",)),
     Op("maximum", np.maximum,
        da=lambda m, g, a, b: m.where(a == b, g / 2, g * (a > b)),
        db=lambda m, g, a, b: m.where(a == b, g / 2, g * (b > a)),
@@ -421,21 +425,22 @@ BINARY = _two_inputs(
     Op("legendre_polynomial_p", poly.legendre_polynomial_p,
        note="n < 0 gives 0", special=("legendre_polynomial_p",), method=False, second="n"),
     Op("floor_divide", np.floor_divide, note="floor(a / b)", ints="keep", dunder="__floordiv__",
-       numbers="both", divides=True),
+       numbers="both", divides=True, refuses=("bool",)),
     Op("nextafter", np.nextafter,
        da=lambda g: g,
        db=lambda m, g: m.zeros_like(g),
        note="the next float after a towards b; PyTorch's gradient: g for a, 0 for b",
-       numbers="nowhere"),
+       numbers="nowhere", refuses=("bool", "int")),
     Op("heaviside", np.heaviside, note="0 below 0, b at 0, 1 above", ints="keep",
        numbers="nowhere", bool_as="int64 to bool"),
-    Op("gcd", np.gcd, ints="int", inplace_function=True, numbers="nowhere"),
-    Op("lcm", np.lcm, ints="int", inplace_function=True, numbers="nowhere"),
+    Op("gcd", np.gcd, ints="int", inplace_function=True, numbers="nowhere", refuses=("bool",)),
+    Op("lcm", np.lcm, ints="int", inplace_function=True, numbers="nowhere", refuses=("bool",)),
     Op("bitwise_and", np.bitwise_and, ints="int", dunder="__and__"),
     Op("bitwise_or", np.bitwise_or, ints="int", dunder="__or__"),
     Op("bitwise_xor", np.bitwise_xor, ints="int", dunder="__xor__"),
-    Op("bitwise_left_shift", np.left_shift, ints="int", dunder="__lshift__"),
-    Op("bitwise_right_shift", np.right_shift, ints="int", dunder="__rshift__"),
+    Op("bitwise_left_shift", np.left_shift, ints="int", dunder="__lshift__", refuses=("bool",)),
+    Op("bitwise_right_shift", np.right_shift, ints="int", dunder="__rshift__",
+       refuses=("bool",)),
     Op("logical_and", np.logical_and, note="a bool result", ints="keep", numbers="nowhere"),
     Op("logical_or", np.logical_or, note="a bool result", ints="keep", numbers="nowhere"),
     Op("logical_xor", np.logical_xor, note="a bool result", ints="keep", numbers="nowhere"),

@@ -38,3 +38,14 @@ class IntegerDivisionByZero(RuntimeError, ZeroDivisionError):
     """An integer ``//``, ``%``, ``fmod`` or ``div(rounding_mode=...)`` by zero, which
     has no integer answer: PyTorch raises ``RuntimeError("ZeroDivisionError")`` (NumPy
     would give 0 with a warning); Python's ``ZeroDivisionError`` catches it too."""
+
+
+def no_kernel(name: str, dtype) -> DtypeError:
+    """PyTorch's error for an operation it has no kernel of for ``dtype``:
+    ``"name" not implemented for 'Bool'`` (a ``NotImplementedError``, and so a
+    ``RuntimeError``)."""
+    import numpy as np
+
+    from minigrad.printing import torch_dtype_name
+
+    return DtypeError(f"\"{name}\" not implemented for '{torch_dtype_name(np.dtype(dtype))}'")

@@ -22,7 +22,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.functions.arithmetic import promote
 from minigrad.functions.elementwise import BINARY, UNARY, Op, derivative_texts
-from minigrad.functions.errors import DtypeError
+from minigrad.functions.errors import DtypeError, no_kernel
 from minigrad.functions.pointwise import FUNCTIONS, evaluate
 from minigrad.tensor import Tensor, as_tensor  # imported at the end of minigrad.tensor
 
@@ -32,25 +32,23 @@ NAMES = {name: op for op in UNARY + BINARY for name in (op.name, *op.aliases, *o
 _Number = (int, float, bool, np.number, np.bool_)
 
 
-def _has_bool_loop(forward) -> bool:
-    """Whether a NumPy ufunc computes on bool inputs (``np.negative`` does not)."""
-    return not isinstance(forward, np.ufunc) or any(t.startswith("?") for t in forward.types)
+def _refused(op: Op, dtype: np.dtype) -> bool:
+    """Whether PyTorch has no kernel of ``op`` for ``dtype`` (the entry's ``refuses``)."""
+    kind = "bool" if dtype.kind == "b" else "int" if dtype.kind in "iu" else dtype.name
+    return kind in op.refuses
 
 
 def _input(t, op: Op):
     """``t`` in the dtype ``op`` computes in (see the module docstring)."""
     kind = t._data.dtype.kind
+    if kind == "b" and op.bool_error:
+        raise DtypeError(op.bool_error)  # `-b`, `+b`, relu(b): PyTorch's own message
+    if op.refuses and _refused(op, t._data.dtype):
+        raise no_kernel(op.name, t._data.dtype)
     if kind == "b" and op.bool_as:
         # entries NumPy has no bool loop for that PyTorch computes on bool: it reads False /
         # True as 0 / 1 (square gives int64, as sum does; signbit a bool result anyway)
         return t.to(dtypes.int64)
-    if kind == "b" and op.ints == "keep" and not _has_bool_loop(op.forward):
-        # NumPy has no bool loop here (its own TypeError must not escape); PyTorch refuses
-        # these too: `-b` and `+b` with RuntimeError (the entry's ``bool_error``), the rest
-        # as not implemented for Bool
-        if op.bool_error:
-            raise RuntimeError(op.bool_error)
-        raise DtypeError(f"\"{op.name}\" not implemented for 'Bool' (convert with .int() first)")
     if op.ints == "float" and kind != "f":
         return t.to(dtypes.default_float)
     if op.ints == "floating" and kind != "f":
