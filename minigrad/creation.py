@@ -16,7 +16,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.devices import check_device
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import ShapeError, no_kernel
 from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, _size_args
 from minigrad.tensor import as_tensor as _as_tensor
@@ -146,6 +146,8 @@ def arange(
         all_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = dtypes.int64 if all_int else dtypes.default_float
     dtype = dtypes.as_dtype(dtype)
+    if dtype == np.bool_:
+        raise no_kernel("arange", dtype)
     if not all(np.isfinite(float(v)) for v in (start, end, step)):
         raise ShapeError(f"arange: unsupported range: {start} -> {end} (step {step})")
     if dtype.kind in "iub":
@@ -177,6 +179,8 @@ def evenly_spaced(start, end, steps, dtype: np.dtype, where: str) -> np.ndarray:
     is an integer type. (``linspace`` and ``logspace``'s exponents.) Computed in float64
     and rounded once: float64 results are PyTorch's; in float32, where PyTorch computes
     in float32, a value may differ from PyTorch's by one unit in the last place."""
+    if dtype == np.bool_:
+        raise no_kernel(where, dtype)
     start, end = _number(start, where), _number(end, where)
     steps = _steps(steps, where)
     if dtype.kind in "iub":
@@ -222,7 +226,7 @@ def randn(
 ) -> Tensor:
     """Standard normal samples from minigrad's generator (see ``mg.manual_seed``)."""
     gen = _random.resolve(generator)
-    data = gen.standard_normal(_size_args(size)).astype(dtypes.or_default_float(dtype))
+    data = gen.standard_normal(_size_args(size)).astype(_random_float("normal", dtype))
     return _finish(data, requires_grad, device, "randn")
 
 
@@ -231,8 +235,17 @@ def rand(
 ) -> Tensor:
     """Uniform samples in [0, 1)."""
     gen = _random.resolve(generator)
-    data = gen.random(_size_args(size)).astype(dtypes.or_default_float(dtype))
+    data = gen.random(_size_args(size)).astype(_random_float("check_uniform_bounds", dtype))
     return _finish(data, requires_grad, device, "rand")
+
+
+def _random_float(kernel: str, dtype) -> np.dtype:
+    """The dtype of normal and uniform samples: a floating one (PyTorch has no integer
+    ``kernel`` for them)."""
+    dtype = dtypes.or_default_float(dtype)
+    if dtype.kind != "f":
+        raise no_kernel(kernel, dtype)
+    return dtype
 
 
 def randn_like(t: Tensor, dtype=None, device=None, requires_grad: bool = False, generator=None):
@@ -280,9 +293,23 @@ def randint(
             f"randint: expects low < high (to sample from [low, high)), got low={low}, high={high}"
         )
     shape = _size_args(tuple(size) if isinstance(size, (tuple, list)) else (size,))
+    dtype = dtypes.as_dtype(dtype) or dtypes.int64
+    if dtype.kind in "biu":  # both ends must be values of the dtype
+        info = np.iinfo(np.uint8 if dtype.kind == "b" else dtype)
+        lowest, highest = (0, 1) if dtype.kind == "b" else (info.min, info.max)
+        name = _C_TYPE_NAMES.get(dtype.name, dtype.name)
+        if not lowest <= low <= highest:
+            raise ShapeError(f"from is out of bounds for {name}")
+        if not lowest <= high - 1 <= highest:
+            raise ShapeError(f"to - 1 is out of bounds for {name}")
     data = _random.resolve(generator).integers(low, high, size=shape)
-    data = np.asarray(data).astype(dtypes.as_dtype(dtype) or dtypes.int64)
+    data = np.asarray(data).astype(dtype)
     return _finish(data, requires_grad, device, "randint")
+
+
+#: The C types PyTorch names in randint's range errors.
+_C_TYPE_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+                 "int16": "short", "int32": "int", "int64": "long int"}  # fmt: skip
 
 
 def randint_like(t: Tensor, low, high=None, *, dtype=None, device=None, generator=None):

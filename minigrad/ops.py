@@ -15,7 +15,7 @@ from minigrad.functions import indexing as I
 from minigrad.functions import shape as S
 from minigrad.functions import signatures
 from minigrad.functions.einsum import Einsum, check_sizes, parse
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import ShapeError, no_kernel
 from minigrad.functions.windows import Diagonal
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, _with_scalar, as_tensor
@@ -98,6 +98,8 @@ def einsum(equation: str, *operands) -> Tensor:
     subs, out = parse(equation, [t.ndim for t in operands])
     check_sizes(equation, subs, [t.shape for t in operands])
     dtype = np.result_type(*[t.dtype for t in operands])
+    if dtype == np.bool_:  # PyTorch's products (bmm) have no bool kernel
+        raise no_kernel("bmm", dtype)
     operands = [t.to(dtype) for t in operands]
     for k, sub in enumerate(subs):  # "ii->i": take the diagonal first (differentiable)
         operands[k], subs[k] = _without_repeats(operands[k], sub)

@@ -13,6 +13,7 @@ from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions.errors import ShapeError
 from minigrad.functions.linalg import LinAlgError
 from minigrad.functions.reduction import normalize_dims
+from minigrad.linalg.checks import LinalgDtypeError
 from minigrad.linalg.decompositions import cholesky, cholesky_ex, eigh, eigvalsh, qr, svd, svdvals
 from minigrad.linalg.householder import householder_product
 from minigrad.linalg.ldl import ldl_factor, ldl_factor_ex, ldl_solve
@@ -36,6 +37,7 @@ from minigrad.linalg.solvers import (
     tensorinv,
     tensorsolve,
 )
+from minigrad.printing import torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -67,7 +69,13 @@ def matmul(input, other) -> Tensor:
 @lower_precision  # bfloat16 under mg.autocast (minigrad/amp/autocast_mode.py)
 def vecdot(x, y, *, dim: int = -1) -> Tensor:
     """sum(x * y) along ``dim``, broadcasting."""
-    return (as_tensor(x) * y).sum(dim)
+    x = as_tensor(x)
+    if x.dtype.kind != "f":
+        raise LinalgDtypeError(
+            "linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+            f"{torch_dtype_name(x.dtype)}"
+        )
+    return (x * y).sum(dim)
 
 
 def cross(input, other, *, dim: int = -1) -> Tensor:

@@ -7,13 +7,14 @@ a ``TypeError``, the class minigrad raised before).
 
 from __future__ import annotations
 
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.printing import torch_dtype_name as _torch_name
 from minigrad.tensor import Tensor, as_tensor
 
 
-class LinalgDtypeError(RuntimeError, TypeError):
-    """A linear-algebra function given an integer or bool tensor."""
+class LinalgDtypeError(DtypeError):
+    """A linear-algebra function given an integer or bool tensor (PyTorch raises
+    ``RuntimeError`` or ``NotImplementedError``; ``DtypeError`` is both)."""
 
 
 def floating(x, name: str) -> Tensor:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from minigrad.functions import reduction as R
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.functions.vector_norm import Norm2, PNorm
 from minigrad.linalg.checks import floating
 from minigrad.linalg.decompositions import svdvals
@@ -32,7 +32,7 @@ def vector_norm(input, ord=2, dim=None, keepdim: bool = False, *, dtype=None) ->
     if dtype is not None:
         x = x.to(dtype)
     if x.dtype.kind != "f":
-        raise TypeError(
+        raise DtypeError(
             f"linalg.vector_norm: expected a floating point input, got {x.dtype} (use "
             "x.float() or dtype=)"
         )

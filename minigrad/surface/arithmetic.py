@@ -25,7 +25,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions import signatures
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError, no_kernel
 from minigrad.printing import shape_str
 from minigrad.surface.elementwise import call
 from minigrad.tensor import Tensor, as_tensor
@@ -95,18 +95,28 @@ def true_divide(input, other) -> Tensor:
 def addcmul(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
     """input + value * tensor1 * tensor2 (also the legacy ``addcmul(input, value, t1, t2)``)."""
     tensor1, tensor2, value = signatures.scaled_pair("addcmul", tensor1, tensor2, legacy, value)
+    if all(as_tensor(t).dtype == np.bool_ for t in (input, tensor1, tensor2)):
+        raise no_kernel("addcmul", np.bool_)
     return as_tensor(input) + _scaled(as_tensor(tensor1) * tensor2, value)
 
 
 def addcdiv(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
     """input + value * tensor1 / tensor2 (also the legacy ``addcdiv(input, value, t1, t2)``)."""
     tensor1, tensor2, value = signatures.scaled_pair("addcdiv", tensor1, tensor2, legacy, value)
+    if all(as_tensor(t).dtype.kind in "biu" for t in (tensor1, tensor2)):
+        raise DtypeError(
+            "Integer division with addcdiv is no longer supported: write "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for the old "
+            "integer result, or input + value * tensor1 / tensor2 for a true division"
+        )
     return as_tensor(input) + _scaled(as_tensor(tensor1) / tensor2, value)
 
 
 def lerp(input, end, weight) -> Tensor:
     """start + weight * (end - start), with ``input`` the start."""
     start = as_tensor(input)
+    if start.dtype.kind != "f":
+        raise no_kernel("lerp", start.dtype)
     return start + (as_tensor(end) - start) * weight
 
 
@@ -168,6 +178,8 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     """True where an element of ``elements`` is among ``test_elements``."""
     a = as_tensor(elements)._data
     b = test_elements._data if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    if np.bool_ in (a.dtype, b.dtype):
+        raise DtypeError("Unsupported input type encountered for isin(): Bool")
     return _const(np.isin(a, b, invert=invert))
 
 

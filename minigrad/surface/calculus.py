@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions import reduction as R
+from minigrad.functions.errors import DtypeError
 from minigrad.tensor import Tensor, as_tensor
 
 _Number = (int, float, np.integer, np.floating)
@@ -129,6 +130,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
         (tensor([3., 4., 6., 7.]),)
     """
     f = as_tensor(input)
+    if f.dtype == np.bool_:  # a difference of bools: PyTorch's subtraction error
+        raise DtypeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+            "`^` or `logical_xor()` operator instead."
+        )
     if edge_order not in (1, 2):
         raise RuntimeError(
             f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}"
@@ -177,12 +183,18 @@ def trapezoid(y, x=None, *, dx=None, dim: int = -1) -> Tensor:
     with spacing ``dx`` (1 by default)."""
     if x is not None and dx is not None:
         raise TypeError("trapezoid: pass either x or dx, not both")
-    y = as_tensor(y)
+    y = _integrand(as_tensor(y), "trapezoid")
     d = _dim(dim, y.ndim)
     if y.shape[d] == 0:
         return _floating(y).sum(d) if x is None else (y * 0).sum(d)
     mid = _along(y, d, 1, None) + _along(y, d, 0, -1)
     return (mid * _widths(y, x, dx, d)).sum(d) / 2
+
+
+def _integrand(y: Tensor, name: str) -> Tensor:
+    if y.dtype == np.bool_:
+        raise DtypeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    return y
 
 
 def trapz(y, x=None, *, dx=None, dim: int = -1) -> Tensor:
@@ -195,7 +207,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim: int = -1) -> Tensor:
     after the first): the result has one sample fewer along ``dim``."""
     if x is not None and dx is not None:
         raise TypeError("cumulative_trapezoid: pass either x or dx, not both")
-    y = as_tensor(y)
+    y = _integrand(as_tensor(y), "cumulative_trapezoid")
     d = _dim(dim, y.ndim)
     if y.shape[d] == 0:
         return _floating(y)

@@ -20,11 +20,11 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.amp.autocast_mode import lower_precision
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError, no_kernel
 from minigrad.functions.reduction import normalize_dims
 from minigrad.functions.signatures import scaled_sum
 from minigrad.ops import cat, stack
-from minigrad.printing import shape_str
+from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -302,6 +302,8 @@ def trace(input) -> Tensor:
     x = as_tensor(input)
     if x.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, got {x.ndim} dims")
+    if x.dtype == np.bool_:
+        raise no_kernel("trace", x.dtype)
     return x.diagonal().sum()
 
 
@@ -453,6 +455,8 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     values'. A Python number gives a 0-d result."""
     seq = as_tensor(sorted_sequence)._data
     values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if np.bool_ in (seq.dtype, values.dtype):
+        raise no_kernel("searchsorted", np.bool_)
     if side not in (None, "left", "right"):
         raise RuntimeError(
             f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
@@ -499,10 +503,22 @@ def bucketize(input, boundaries, *, out_int32=False, right=False) -> Tensor:
 
 
 def bincount(input, weights=None, minlength: int = 0) -> Tensor:
+    """How often each value 0, 1, ... occurs in a 1-d tensor of non-negative integers
+    (with ``weights``: their sums, in float64 unless the weights are float32)."""
     x = as_tensor(input)._data
-    w = None if weights is None else as_tensor(weights)._data
-    out = np.bincount(x, w, minlength)
-    return _const(out if w is not None else out.astype(np.int64))
+    if x.dtype.kind not in "iu":
+        raise DtypeError(f"\"bincount\" not implemented for '{torch_dtype_name(x.dtype)}'")
+    if x.ndim != 1 or (x.size and x.min() < 0):
+        raise ShapeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise ShapeError("minlength should be >= 0")
+    if weights is None:
+        return _const(np.bincount(x, None, minlength).astype(np.int64))
+    w = as_tensor(weights)._data
+    if w.shape != x.shape:
+        raise ShapeError("weights should be 1-d and have the same length as input")
+    out = np.bincount(x, w, minlength)  # float64
+    return _const(out.astype(np.float32) if w.dtype == np.float32 else out)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):

@@ -26,7 +26,9 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.functions import reduction as R
 from minigrad.functions import signatures
+from minigrad.functions.errors import DtypeError, no_kernel
 from minigrad.ops import cat
+from minigrad.printing import torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
 #: ``(values, indices)`` results, as PyTorch's named tuples.
@@ -130,6 +132,8 @@ def cummin(input, dim: int):
 def logcumsumexp(input, dim: int) -> Tensor:
     """y_i = log(exp(x_0) + ... + exp(x_i)) along ``dim``, without overflow."""
     x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise no_kernel("logcumsumexp", x.dtype)
     if x.ndim == 0:
         return x.clone()
     d = _dim(dim, x.ndim)
@@ -176,9 +180,16 @@ def _kth(x: Tensor, k: int, dim, keepdim: bool, result):
     return result(values, _const(idx))
 
 
+def _orderable(name: str, x: Tensor) -> Tensor:
+    """PyTorch's median and kthvalue have no bool kernel."""
+    if x.dtype == np.bool_:
+        raise no_kernel(name, x.dtype)
+    return x
+
+
 def median(input, dim=None, keepdim: bool = False):
     """The lower median: ``median()`` a 0-d tensor; ``median(dim)`` ``(values, indices)``."""
-    x = as_tensor(input)
+    x = _orderable("median", as_tensor(input))
     if dim is None:
         flat = x.reshape(-1)
         if flat.shape[0] == 0:
@@ -191,7 +202,7 @@ def median(input, dim=None, keepdim: bool = False):
 
 def kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     """The ``k``-th smallest element (1-based, as PyTorch) along ``dim``."""
-    x = as_tensor(input)
+    x = _orderable("kthvalue", as_tensor(input))
     n = x.shape[_dim(dim, x.ndim)] if x.ndim else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue: k ({k}) must be in [1, {n}], the size of dim {dim}")
@@ -212,6 +223,11 @@ def nanmean(input, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     x = as_tensor(input)
     if dtype is not None:
         x = x.to(dtype)
+    if x.dtype.kind != "f":
+        raise DtypeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{torch_dtype_name(x.dtype)}"
+        )
     count = (~x.isnan()).sum(dim, keepdim)
     return nansum(x, dim, keepdim) / count
 

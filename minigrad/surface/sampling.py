@@ -19,6 +19,7 @@ from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.autograd.function import Function
 from minigrad.creation import multinomial
+from minigrad.functions.errors import no_kernel
 from minigrad.random import DEFAULT_GENERATOR as default_generator
 from minigrad.random import initial_seed, seed
 from minigrad.tensor import Tensor, _size_args, as_tensor
@@ -128,7 +129,10 @@ def normal(
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         shape = _size_args(tuple(size) if isinstance(size, (tuple, list)) else (size,))
-        data = gen.normal(mean, std, shape).astype(dtypes.or_default_float(dtype))
+        dtype = dtypes.or_default_float(dtype)
+        if dtype.kind != "f":
+            raise no_kernel("normal", dtype)
+        data = gen.normal(mean, std, shape).astype(dtype)
         return _finish(data, requires_grad, device, "normal")
     if size is not None:
         raise TypeError("normal(): size is only accepted with a number mean and std")
@@ -225,6 +229,8 @@ def _geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
     """Fill with the number of Bernoulli(``p``) trials up to the first success (1, 2, ...)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p}")
+    if self.dtype == np.bool_:
+        raise no_kernel("geometric", self.dtype)
     return _fill(self, "geometric_", _random.resolve(generator).geometric(p, self.shape))
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
+from minigrad.functions.errors import no_kernel
 from minigrad.printing import shape_str
 from minigrad.surface.selection import scatter_reduce
 from minigrad.tensor import Tensor, as_tensor
@@ -134,6 +135,8 @@ def index_reduce(input, dim: int, index, source, reduce: str, *, include_self: b
     ``reduce`` (``"prod"``, ``"mean"``, ``"amax"`` or ``"amin"``): ``scatter_reduce``
     with ``index`` spread over ``source``'s other dims."""
     x = as_tensor(input)
+    if x.dtype == np.bool_:
+        raise no_kernel("index_reduce", x.dtype)
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(
             f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "

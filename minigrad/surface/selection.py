@@ -20,9 +20,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from minigrad import dtypes
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
-from minigrad.functions.errors import IndexRangeError, ShapeError
+from minigrad.functions.errors import IndexRangeError, ShapeError, no_kernel
 from minigrad.functions.scatter import ScatterReduce
 from minigrad.functions.windows import Diagonal, Unfold
 from minigrad.printing import shape_str
@@ -305,6 +306,8 @@ def scatter_reduce(
     hit = np.zeros(x.shape, bool)
     hit[key] = True
     base = x if include_self else x.masked_fill(_const(hit), 0)
+    if reduce == "mean" and x.dtype == np.bool_:
+        raise no_kernel("scatter_reduce mean", x.dtype)
     if reduce in ("sum", "mean"):
         total = base + I.IndexAdd.apply(s, x.shape, key, True)
         if reduce == "sum":
@@ -479,12 +482,20 @@ def argwhere(input) -> Tensor:
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
     """The (2, n) coordinates of the lower triangle of a row x col matrix."""
-    return _const(np.stack(np.tril_indices(row, offset, col)).astype(dtype or np.int64))
+    return _const(np.stack(np.tril_indices(row, offset, col)).astype(_index_dtype("tril", dtype)))
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
     """The (2, n) coordinates of the upper triangle of a row x col matrix."""
-    return _const(np.stack(np.triu_indices(row, offset, col)).astype(dtype or np.int64))
+    return _const(np.stack(np.triu_indices(row, offset, col)).astype(_index_dtype("triu", dtype)))
+
+
+def _index_dtype(name: str, dtype) -> np.dtype:
+    """Coordinates are integers: int64 by default, another integer dtype if asked."""
+    dtype = np.dtype(np.int64) if dtype is None else dtypes.as_dtype(dtype)
+    if dtype.kind not in "iu":
+        raise no_kernel(f"{name}_indices", dtype)
+    return dtype
 
 
 #: The functions that are also Tensor methods.

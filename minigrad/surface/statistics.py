@@ -23,6 +23,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions import reduction as R
+from minigrad.functions.errors import DtypeError, no_kernel
 from minigrad.tensor import Tensor, as_tensor
 
 #: ``(values, indices)`` results, as PyTorch's named tuples.
@@ -93,6 +94,8 @@ def nanmedian(input, dim=None, keepdim: bool = False):
     """The lower median of the values that are not NaN: ``nanmedian()`` a 0-d tensor;
     ``nanmedian(dim)`` ``(values, indices)``. A row of NaN only gives NaN."""
     x = as_tensor(input)
+    if x.dtype == np.bool_:
+        raise no_kernel("median", x.dtype)
     if dim is None:
         flat = x.reshape(-1)
         if flat.shape[0] == 0:
@@ -228,6 +231,8 @@ def cov(input, *, correction: int = 1, fweights=None, aweights=None) -> Tensor:
             "cov(): expected input to have two or fewer dimensions but got an input with "
             f"{x.ndim} dimensions"
         )
+    if x.dtype == np.bool_:
+        raise DtypeError("cov(): bool dtype is not supported for input")
     x = _floating(x)
     vector = x.ndim < 2
     x = x.reshape(1, -1) if vector else x

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.functions.reduction import Softmax
 from minigrad.tensor import Tensor, as_tensor
 
@@ -42,7 +42,7 @@ def _check_float(name: str, x: Tensor) -> Tensor:
     if not isinstance(x, Tensor):
         x = as_tensor(x)
     if x._data.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating-point input, got dtype {x._data.dtype}")
+        raise DtypeError(f"{name}: expected a floating-point input, got dtype {x._data.dtype}")
     return x
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.grad_mode import is_grad_enabled
-from minigrad.functions.errors import DtypeError
+from minigrad.functions.errors import DtypeError, no_kernel
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -117,6 +117,8 @@ def hardtanh(
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     x = as_tensor(input)
+    if x.dtype == np.bool_:
+        raise DtypeError("Bool inputs not supported for hardtanh")
     if x.dtype.kind != "f":
         return _result(x, x.clamp(min_val, max_val).to(x.dtype), inplace)
     inside = (x > min_val) & (x < max_val)
@@ -198,6 +200,8 @@ def threshold(
 ) -> Tensor:
     """``x`` where ``x > threshold``, ``value`` elsewhere (an integer input stays integer)."""
     x = as_tensor(input)
+    if x.dtype == np.bool_:
+        raise no_kernel("threshold", x.dtype)
     if x.dtype.kind != "f":
         return _result(x, _where(x > threshold, x, x * 0 + value).to(x.dtype), inplace)
     return _result(x, _where(x > threshold, x, x * 0 + value), inplace)
@@ -218,14 +222,12 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
-    """``softmax(-x, dim)`` (computed in ``dtype`` if given)."""
+    """``softmax(-x, dim)`` (computed in ``dtype`` if given), in PyTorch's order: the
+    negation first (so a bool input is refused), then the softmax in ``dtype``."""
     x = as_tensor(input)
-    if dtype is not None:
-        x = x.to(dtype)
-    x = _float("softmin", x)
     if dim is None:
         dim = 0 if x.ndim in (0, 1, 3) else 1  # PyTorch's legacy implicit choice
-    return (-x).softmax(dim)
+    return (-x).softmax(dim, dtype=dtype)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

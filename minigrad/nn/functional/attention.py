@@ -49,7 +49,7 @@ from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
 from minigrad.functions.broadcast import unbroadcast
 from minigrad.functions.constant import constant
-from minigrad.functions.errors import DtypeMismatchError
+from minigrad.functions.errors import DtypeError, DtypeMismatchError
 from minigrad.nn.functional.dropout import dropout_mask
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
@@ -406,7 +406,7 @@ def scaled_dot_product_attention(
                 f"{shape_str(t.shape)}"
             )
         if t.dtype.kind != "f":
-            raise TypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
+            raise DtypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
     check_same_dtype(fn, query, key, value)
     L, E = query.shape[-2:]
     S = key.shape[-2]

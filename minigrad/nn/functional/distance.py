@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad import dtypes
+from minigrad.functions.errors import DtypeError
+from minigrad.printing import torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["cosine_similarity", "normalize", "pairwise_distance", "pdist"]
@@ -42,6 +45,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     Shape: ``(*, D, *)`` twice -> the broadcast shape without ``dim``.
     """
     x1, x2 = as_tensor(x1), as_tensor(x2)
+    common = dtypes.result_type(x1.dtype, x1.ndim, x2.dtype, x2.ndim)
+    if common.kind != "f":
+        raise DtypeError(
+            "expected common dtype to be floating point, yet common dtype is "
+            f"{torch_dtype_name(common)}"
+        )
     shape = np.broadcast_shapes(x1.shape, x2.shape)  # norms of the broadcast vectors
     x1, x2 = x1.expand(*shape), x2.expand(*shape)
     n1 = _p_norm(x1, 2, dim).clamp(min=eps)
@@ -55,6 +64,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     x = as_tensor(input)
     if x.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {x.ndim}D")
+    if x.dtype.kind != "f":
+        raise DtypeError("pdist only supports floating-point dtypes")
     i, j = np.triu_indices(x.shape[0], 1)
     return _p_norm(x[i] - x[j], p, -1)
 
@@ -70,4 +81,9 @@ def normalize(
     if out is not None:
         raise TypeError("normalize: out= is not supported")
     x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise DtypeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{torch_dtype_name(x.dtype)}"
+        )
     return x / _p_norm(x, p, dim, keepdim=True).clamp(min=eps)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.functions.errors import DtypeError
 from minigrad.nn.functional.linear import Embedding, grad_scale_by_freq, renorm_rows_
+from minigrad.printing import torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 from minigrad.unsupported import refused
 
@@ -67,6 +69,11 @@ def embedding_bag(
             "GitHub."
         )
     w = as_tensor(weight)
+    if w.dtype.kind != "f":
+        raise DtypeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar "
+            f"types: Half, Float, Double; but got {torch_dtype_name(w.dtype)} instead"
+        )
     index = np.asarray(as_tensor(input).numpy())
     if index.dtype.kind not in "iu":
         raise TypeError(f"embedding_bag: input must hold integer indices, got {index.dtype}")

@@ -20,10 +20,10 @@ import numpy as np
 
 from minigrad.amp.autocast_mode import lower_precision
 from minigrad.autograd.function import Function
-from minigrad.functions.errors import DtypeError, DtypeMismatchError, ShapeError
+from minigrad.functions.errors import DtypeError, DtypeMismatchError, ShapeError, no_kernel
 from minigrad.kernels.reduction import sum_leading
 from minigrad.ops import einsum
-from minigrad.printing import shape_str
+from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 from minigrad.unsupported import refused
 
@@ -118,6 +118,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"weight {weight._data.dtype}{bias_dtype} (convert the model with .double() / "
             ".float(), or the input with .to(dtype))"
         )
+    if x._data.dtype == np.bool_:
+        raise no_kernel("addmm_impl_cpu_", x._data.dtype)
     return Linear.apply(x, weight, bias)
 
 
@@ -180,6 +182,11 @@ def renorm_rows_(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: fl
     """PyTorch's ``embedding_renorm_``: every row the lookup reads whose ``norm_type``
     norm exceeds ``max_norm`` is scaled, in place and outside the graph, by
     ``max_norm / (norm + 1e-7)``."""
+    if weight._data.dtype.kind != "f":
+        raise DtypeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{torch_dtype_name(weight._data.dtype)} instead."
+        )
     rows = np.unique(np.asarray(idx).reshape(-1))
     w = weight._data
     norms = np.linalg.norm(w[rows].astype(np.float64), ord=norm_type, axis=1)

@@ -34,7 +34,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.functions.constant import constant
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
@@ -342,7 +342,7 @@ def cross_entropy(
         )
     x, target = as_tensor(input), as_tensor(target)
     if x._data.dtype.kind != "f":
-        raise TypeError(f"cross_entropy: expected floating-point logits, got {x._data.dtype}")
+        raise DtypeError(f"cross_entropy: expected floating-point logits, got {x._data.dtype}")
     if x._data.ndim == 0:
         raise ValueError("cross_entropy: the input needs a class dimension, got a 0-d tensor")
     unbatched = x._data.ndim == 1
@@ -417,6 +417,8 @@ def nll_loss(
     """
     check_reduction("nll_loss", reduction, size_average, reduce)
     x, target = as_tensor(input), as_tensor(target)
+    if x._data.dtype.kind != "f":
+        raise DtypeError(f"nll_loss: expected floating-point log-probabilities, got {x.dtype}")
     if x._data.ndim == 0:
         raise ValueError("nll_loss: the input needs a class dimension, got a 0-d tensor")
     if target._data.dtype.kind not in "iu":

@@ -12,7 +12,8 @@ import math
 
 import numpy as np
 
-from minigrad.functions.errors import ShapeError
+from minigrad import dtypes
+from minigrad.functions.errors import ShapeError, no_kernel
 from minigrad.nn.functional.activation_composite import softplus
 from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
 from minigrad.nn.functional.loss import REDUCTIONS, check_reduction, reduce_loss
@@ -52,6 +53,15 @@ def _pair(name: str, input, target) -> tuple[Tensor, Tensor]:
     return x, y
 
 
+def _floating_pair(kernel: str, input, target) -> tuple[Tensor, Tensor]:
+    """``_pair`` for the losses PyTorch computes on floating tensors only."""
+    x, y = _pair(f"{kernel}_loss", input, target)
+    common = dtypes.result_type(x.dtype, x.ndim, y.dtype, y.ndim)
+    if common.kind != "f":
+        raise no_kernel(kernel, common)
+    return x, y
+
+
 def _weighted(loss: Tensor, weight) -> Tensor:
     """``loss`` times the optional ``weight`` (broadcast), or ``loss`` itself."""
     return loss if weight is None else loss * as_tensor(weight)
@@ -78,7 +88,7 @@ def smooth_l1_loss(
     check_reduction("smooth_l1_loss", reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    x, y = _pair("smooth_l1_loss", input, target)
+    x, y = _floating_pair("smooth_l1", input, target)
     d = (x - y).abs()
     if beta == 0:
         return reduce_loss(d, reduction)
@@ -90,7 +100,7 @@ def huber_loss(input, target, reduction="mean", delta: float = 1.0, weight=None)
     check_reduction("huber_loss", reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    x, y = _pair("huber_loss", input, target)
+    x, y = _floating_pair("huber", input, target)
     d = (x - y).abs()
     loss = where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
     return reduce_loss(_weighted(loss, weight), reduction)
@@ -135,6 +145,8 @@ def gaussian_nll_loss(
     samples: ``(1, D)`` for an ``(N, D)`` input)."""
     check_reduction("gaussian_nll_loss", reduction)
     x, y = as_tensor(input), as_tensor(target)
+    if x.dtype.kind != "f":
+        raise no_kernel("gaussian_nll_loss", x.dtype)
     v = as_tensor(var)
     if v.shape != x.shape:
         if x.shape[:-1] == v.shape:
@@ -282,6 +294,8 @@ def cosine_embedding_loss(
     ``y = -1`` (cosine along the last dimension). Shape: ``(N, D)`` -> ``(N,)``."""
     check_reduction("cosine_embedding_loss", reduction, size_average, reduce)
     x1, x2, y = as_tensor(input1), as_tensor(input2), as_tensor(target)
+    if x1.dtype.kind != "f" or x2.dtype.kind != "f":  # PyTorch's loss takes integer inputs
+        x1, x2 = x1.to(dtypes.default_float), x2.to(dtypes.default_float)
     cos = cosine_similarity(x1, x2, dim=-1, eps=1e-12)
     zero = cos * 0
     loss = where(y == 1, 1 - cos, zero) + where(y == -1, (cos - margin).relu(), zero)
@@ -323,6 +337,8 @@ def multi_margin_loss(
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise no_kernel("multi_margin_loss", x.dtype)
     scores = _class_scores("multi_margin_loss", x)
     n, c = scores.shape
     if weight is not None:
@@ -364,6 +380,8 @@ def multilabel_margin_loss(
     Shape: ``(N, C)`` scores and ``(N, C)`` integer targets -> ``(N,)``."""
     check_reduction("multilabel_margin_loss", reduction, size_average, reduce)
     x = as_tensor(input)
+    if x.dtype.kind != "f":
+        raise no_kernel("multilabel_margin_loss", x.dtype)
     scores = _class_scores("multilabel_margin_loss", x)
     t = as_tensor(target).numpy()
     if t.shape != tuple(x.shape) and t.size != scores.numel():

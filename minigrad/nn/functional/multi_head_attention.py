@@ -47,7 +47,7 @@ import math
 import numpy as np
 
 from minigrad.functions.constant import constant
-from minigrad.functions.errors import DtypeMismatchError, ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.nn.functional.attention import (
     as_mask,
     attention_weights,
@@ -280,7 +280,7 @@ def _check_inputs(owner, query, key, value, embed_dim, num_heads) -> bool:
                 f"{shape_str(query.shape)} and {name} {shape_str(t.shape)}"
             )
     if query.dtype.kind != "f":
-        raise DtypeMismatchError(f"{owner}: query must be floating point, got {query.dtype}")
+        raise DtypeError(f"{owner}: query must be floating point, got {query.dtype}")
     check_same_dtype(owner, query, key, value)
     if query.shape[-1] != embed_dim:
         raise AttentionArgumentError(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import no_kernel
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor
 
@@ -83,6 +84,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
         )
     if value is not None and value != 0:
         raise ValueError(f"pad: value is only used with mode='constant', got mode={mode!r}")
+    if mode in ("reflect", "replicate") and input.dtype == np.bool_:
+        kind = "reflection" if mode == "reflect" else "replication"
+        raise no_kernel(f"{kind}_pad{k}d", input.dtype)
     index = []
     for d, ((before, after), n) in enumerate(zip(amounts, input.shape)):
         if d < lead:

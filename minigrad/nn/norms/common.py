@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from minigrad.autograd.function import Function
-from minigrad.functions.errors import ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError
 from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
@@ -294,7 +294,7 @@ def check_input(name: str, x) -> Tensor:
     if type(x) is not Tensor:
         x = as_tensor(x)
     if x._data.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating-point input, got dtype {x.dtype}")
+        raise DtypeError(f"{name}: expected a floating-point input, got dtype {x.dtype}")
     return x
 
 
