@@ -783,3 +783,37 @@ def run_entry_errors(torch, entry) -> list[Result]:
         run_error_input(torch, entry.mg_fn, e, entry.op.op, entry.namespace == "Tensor")
         for e in error_inputs_of(torch, entry.op)
     ]
+
+
+# ------------------------------------------------------------------ dtypes PyTorch refuses
+def run_entry_dtype_errors(torch, entry, keep: int | None = None) -> list[tuple[str, int, Result]]:
+    """The OpInfo's samples in each of :data:`DTYPES` that it does not support on the
+    CPU, treated as error inputs (``run_error_input``): PyTorch must raise on the sample
+    (one it accepts is skipped: the OpInfo's dtypes are not exact for every sample), and
+    then minigrad must raise too, with PyTorch's class or a subclass. A dtype the
+    OpInfo cannot even build samples in has nothing to check."""
+    supported = {dtype_name(d) for d in entry.op.supported_dtypes("cpu")}
+    results = []
+    for name in DTYPES:
+        if name in supported:
+            continue
+        try:
+            samples = samples_of(torch, entry.op, getattr(torch, name), sample_seed(entry.key, 0))
+        except Exception:
+            continue
+        chosen = range(len(samples)) if keep is None else pick(len(samples), keep, entry.key)
+        for i in chosen:
+            error_input = _AsErrorInput(samples[i])
+            method = entry.namespace == "Tensor"
+            results.append(
+                (name, i, run_error_input(torch, entry.mg_fn, error_input, entry.op.op, method))
+            )
+    return results
+
+
+@dataclass
+class _AsErrorInput:
+    """A sample given as an error input: the class expected is the one PyTorch raises."""
+
+    sample_input: object
+    error_type: type = Exception

@@ -12,9 +12,10 @@ module as a subprocess: importing PyTorch's test databases changes process-wide 
 (it loads a Hypothesis profile and freezes ``torch.backends`` flags), which must not
 leak into the rest of the test session.
 
-The JSON holds ``ops`` (the catalogue: key, namespace, status, category), ``samples``
-and ``errors`` (one row per sample / error input: key, dtype, index, outcome, detail,
-category), ``modules`` and ``module_samples`` / ``module_errors`` likewise.
+The JSON holds ``ops`` (the catalogue: key, namespace, status, category), ``samples``,
+``errors`` and ``dtype_errors`` (one row per sample / error input / sample in a dtype the
+OpInfo does not support: key, dtype, index, outcome, detail, category), ``modules`` and
+``module_samples`` / ``module_errors`` likewise.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ def sweep(quick: int | None, ops: list[str] | None, module_names: list[str] | No
         "ops": [],
         "samples": [],
         "errors": [],
+        "dtype_errors": [],
         "modules": [],
         "module_samples": [],
         "module_errors": [],
@@ -79,6 +81,8 @@ def sweep(quick: int | None, ops: list[str] | None, module_names: list[str] | No
             out["samples"].append(_row(entry.key, entry.namespace, dtype, i, result))
         for i, result in enumerate(runner.run_entry_errors(torch, entry)):
             out["errors"].append(_row(entry.key, entry.namespace, "error input", i, result))
+        for dtype, i, result in runner.run_entry_dtype_errors(torch, entry, keep=quick):
+            out["dtype_errors"].append(_row(entry.key, entry.namespace, dtype, i, result))
     run_modules = module_names is not None or ops is None
     for info in module_db:
         state, category = modules.status(info)

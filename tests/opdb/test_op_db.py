@@ -4,7 +4,10 @@
   what the catalogue says minigrad refuses, minigrad refuses;
 - every claimed op passes its samples (``conftest.QUICK`` per dtype here, every one in
   the slow test): values, dtype and shape, and in float64 the gradient of every input,
-  against PyTorch; and raises on every one of its ``error_inputs``.
+  against PyTorch; and raises on every one of its ``error_inputs``;
+- where the OpInfo does not support one of the contract's dtypes (float32, float64,
+  int64, bool) and PyTorch refuses a sample in it, minigrad refuses it too, with
+  PyTorch's exception class (``catalog.DTYPE_DIFFERENCES`` lists the exceptions).
 
 A sample that minigrad cannot express (a complex dtype, ``memory_format=``) or a feature
 it refuses with ``UnsupportedError`` is not a failure; a crash, a wrong value or
@@ -58,3 +61,18 @@ def test_what_the_catalog_says_minigrad_refuses_it_refuses(quick_sweep):
 @pytest.mark.parametrize("key", catalog.CLAIMED)
 def test_claimed_op_matches_pytorch_on_its_samples(sweep, key):
     check_outcomes(sweep, key)
+
+
+@pytest.mark.parametrize("key", catalog.CLAIMED)
+def test_claimed_op_refuses_the_dtypes_pytorch_refuses(sweep, key):
+    rows = [r for r in sweep["dtype_errors"] if r["key"] == key]
+    bad = {
+        (r["key"], r["dtype"])
+        for r in rows
+        if r["outcome"] in ERROR_FAILURES + (runner.OTHER_CLASS,)
+    }
+    known = {k for k in catalog.DTYPE_DIFFERENCES if k[0] == key}
+    assert bad == known, (
+        f"new differences: {sorted(bad - known)}; now agreeing: {sorted(known - bad)}\n"
+        + _report(rows, ERROR_FAILURES + (runner.OTHER_CLASS,))
+    )
