@@ -83,6 +83,8 @@ def full(
 ) -> Tensor:
     """Filled with ``fill_value``; the dtype follows it (bool, int64 or float32) unless given."""
     dtype = dtypes.as_dtype(dtype) or _fill_dtype(fill_value)
+    if type(fill_value) is int and dtype.kind in "iu":
+        fill_value = dtypes.wrapped_int(fill_value, dtype)
     data = np.full(_size_args((size,)), fill_value, dtype=dtype)
     return _finish(data, requires_grad, device, "full")
 

@@ -143,6 +143,21 @@ def scalar_result_type(dtype: np.dtype, scalar, true_divide: bool = False) -> np
     return dtype
 
 
+def wrapped_int(value: int, dtype: np.dtype) -> int:
+    """A Python int as an integer tensor of ``dtype`` meets it in PyTorch: converted to
+    the tensor's type, which wraps around (``uint8 + (-1)`` adds 255, ``int8 < 200``
+    compares with -56), where NumPy refuses a number out of the dtype's range. A number
+    beyond both int64 and uint64 is an ``OverflowError``, as in PyTorch."""
+    info = np.iinfo(dtype)
+    if info.min <= value <= info.max:
+        return value
+    if not -(2**63) <= value < 2**64:
+        raise OverflowError(f"value cannot be converted to type {dtype} without overflow")
+    size = 1 << (8 * dtype.itemsize)
+    value %= size
+    return value - size if value > info.max else value
+
+
 def true_divide_type(dtype: np.dtype) -> np.dtype:
     """The dtype of ``a / b`` for tensors promoted to ``dtype``: integers divide to floats."""
     return dtype if dtype.kind == "f" else default_float

@@ -68,7 +68,8 @@ def _array_from(data, dtype=None) -> np.ndarray:
             arr = np.array(data, dtype=dtype)
         except (ValueError, OverflowError) as e:
             raise ValueError(_sequence_problem(data) or f"tensor: {e}") from None
-        big = arr.dtype.kind == "f" and bool(np.any(np.abs(arr) >= 2.0**63))
+        # (float16 cannot hold 2^63: its max is 65504, and the comparison would warn)
+        big = arr.dtype.kind == "f" and arr.itemsize > 2 and bool(np.any(np.abs(arr) >= 2.0**63))
         if arr.dtype.kind == "O" or (dtype is None and arr.dtype == np.uint64) or big:
             # an int beyond int64 may have made NumPy pick object, uint64 or float64
             problem = _sequence_problem(data)
@@ -553,8 +554,7 @@ class Tensor(FloatCasts):
         if isinstance(other, Tensor) and other._data.dtype is self._data.dtype:
             return _sub(self, other)
         if isinstance(other, _Number):
-            x, c = _with_scalar(self, other)
-            return _add_scalar(x, -c)
+            return _add_scalar(*_with_scalar(self, -other))
         return _sub(*A.promote(self, as_tensor(other)))
 
     def __rsub__(self, other):
@@ -590,12 +590,12 @@ class Tensor(FloatCasts):
 
     def __pow__(self, other):
         if isinstance(other, _Number):
-            return A.PowScalar.apply(*_with_scalar(self, other))
+            return A.PowScalar.apply(*_with_scalar(self, other, wrap=False))
         return A.Pow.apply(*A.promote(self, as_tensor(other)))
 
     def __rpow__(self, other):
         if isinstance(other, _Number):
-            return A.RPowScalar.apply(*_with_scalar(self, other))
+            return A.RPowScalar.apply(*_with_scalar(self, other, wrap=False))
         return as_tensor(other).__pow__(self)
 
     def __neg__(self):
@@ -1422,6 +1422,8 @@ def _operand(x):
 
 def _compare(ufunc, a, b) -> Tensor:
     b = b._data if isinstance(b, Tensor) else b
+    if type(b) is int and a._data.dtype.kind in "iu":
+        b = dtypes.wrapped_int(b, a._data.dtype)
     try:
         return Tensor._make(ufunc(a._data, b), False, None)
     except ValueError:
@@ -1450,19 +1452,23 @@ def _arg_extreme(fn, x: Tensor, dim, keepdim: bool) -> Tensor:
     return Tensor._make(np.asarray(idx, dtype=np.int64), False, None)
 
 
-def _with_scalar(t: Tensor, scalar, to_float: bool = False) -> tuple:
+def _with_scalar(t: Tensor, scalar, to_float: bool = False, wrap: bool = True) -> tuple:
     """``(tensor, Python number)`` for ``t (op) scalar``, the tensor cast by PyTorch's
     rule (``dtypes.scalar_result_type``; ``to_float`` for a division).
 
     A NumPy scalar becomes the Python number it holds: NumPy would let ``np.float64(2)``
     widen a float32 array to float64, while torch (like a Python float) keeps the
-    tensor's dtype.
+    tensor's dtype. An int meeting an integer tensor is wrapped into its dtype
+    (``dtypes.wrapped_int``), except a power's (``wrap=False``: PyTorch keeps the exponent
+    and the base as numbers).
     """
     if isinstance(scalar, np.generic):
         scalar = scalar.item()
     dtype = dtypes.scalar_result_type(t._data.dtype, scalar, to_float)
     if dtype is not t._data.dtype:
         t = t.to(dtype)
+    if wrap and type(scalar) is int and dtype.kind in "iu":
+        scalar = dtypes.wrapped_int(scalar, dtype)
     return t, scalar
 
 

@@ -265,7 +265,8 @@ class RPowScalar(Function):
         if a._data.dtype.kind == "b":  # c a bool too: an int or a float makes a number
             raise no_kernel("pow", np.bool_)
         if a._data.dtype.kind in "iu":  # 2 ** -1 is 0, as in PyTorch (NumPy refuses it)
-            y = _power(np.asarray(c, dtype=a._data.dtype), a._data)
+            base = dtypes.wrapped_int(c, a._data.dtype) if type(c) is int else c
+            y = _power(np.asarray(base, dtype=a._data.dtype), a._data)
         else:
             y = c**a._data
         ctx.save_for_backward(y)

@@ -22,7 +22,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.functions.arithmetic import promote
 from minigrad.functions.elementwise import BINARY, UNARY, Op, derivative_texts
-from minigrad.functions.errors import DtypeError, no_kernel
+from minigrad.functions.errors import DtypeError, DtypeMismatchError, no_kernel
 from minigrad.functions.pointwise import FUNCTIONS, evaluate
 from minigrad.tensor import Tensor, as_tensor  # imported at the end of minigrad.tensor
 
@@ -90,11 +90,18 @@ def _run(op: Op, tensors: tuple, params: tuple):
     return function.apply(*tensors, *params)
 
 
-def _scalar_tensor(number, like):
-    """A Python number as a 0-d tensor of the dtype ``like (op) number`` has."""
+def _scalar_tensor(number, like, op: Op):
+    """A Python number as a 0-d tensor of the dtype ``like (op) number`` has. An int
+    meeting an integer tensor is wrapped into its dtype (``dtypes.wrapped_int``), as
+    PyTorch does, unless the entry computes in floats: there it is that float."""
     if isinstance(number, np.generic):
         number = number.item()
     dtype = dtypes.scalar_result_type(like._data.dtype, number)
+    if type(number) is int and dtype.kind in "iu":
+        if op.ints in ("float", "floating"):
+            dtype = dtypes.default_float
+        else:
+            number = dtypes.wrapped_int(number, dtype)
     return Tensor._make(np.asarray(number, dtype=dtype), False, None)
 
 
@@ -127,9 +134,9 @@ def _check_numbers(op: Op, name: str, a, b) -> None:
 def binary_operands(op: Op, a, b) -> tuple:
     """Two tensors of one dtype for ``op(a, b)`` (numbers take the other's dtype)."""
     if isinstance(b, _Number) and isinstance(a, Tensor):
-        b = _scalar_tensor(b, a)
+        b = _scalar_tensor(b, a, op)
     elif isinstance(a, _Number) and isinstance(b, Tensor):
-        a = _scalar_tensor(a, b)
+        a = _scalar_tensor(a, b, op)
     a, b = promote(as_tensor(a), as_tensor(b))
     return _input(a, op), _input(b, op)
 
@@ -146,14 +153,20 @@ def call(name: str, input, *args, **kwargs):
         else:
             raise TypeError(f"{name}() missing its second argument '{op.second}'")
         _check_numbers(op, name, input, other)
+        if op.mixed_dtypes and _different_dtypes(input, other):
+            raise DtypeMismatchError(op.mixed_dtypes)
         if op.bool_as == "int64 to bool":
             input, other = as_tensor(input), as_tensor(other)  # lists and arrays too
             if _both_bool(input, other):
-                return call(name, input.long(), other, *args, **kwargs).bool()
+                return call(name, input.long(), other.long(), *args, **kwargs).bool()
         tensors = binary_operands(op, input, other)
     else:
         tensors = (_input(as_tensor(input), op),)
     return _run(op, tensors, _params(op, args, kwargs))
+
+
+def _different_dtypes(a, b) -> bool:
+    return isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype != b.dtype
 
 
 def _both_bool(a, b) -> bool:
