@@ -665,13 +665,13 @@ class Tensor(FloatCasts):
                 hi, out = A.promote(as_tensor(max), out)
                 out = I.Where.apply(out._data > hi._data, hi, out)
             return out
-        if self._data.dtype == np.bool_:  # (with tensor bounds it is a where: bool is fine)
-            raise no_kernel("clamp", np.bool_)
         x = self
         if min is not None:
             x, min = _with_scalar(x, min)
         if max is not None:
             x, max = _with_scalar(x, max)
+        if x._data.dtype == np.bool_:  # bool bounds (an int bound makes the result int64)
+            raise no_kernel("clamp", np.bool_)
         return U.Clamp.apply(x, min, max)
 
     clip = clamp
@@ -681,6 +681,8 @@ class Tensor(FloatCasts):
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
+        if x._data.dtype == np.uint8 and dtype is None:  # PyTorch: int64 (NumPy: uint64)
+            x = x.to(dtypes.int64)
         n = self._data.ndim
         dims = (dim % n,) if type(dim) is int and -n <= dim < n else R.reduce_dims(dim, n)
         return R.Sum.apply(x, dims, keepdim)

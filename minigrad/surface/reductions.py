@@ -146,17 +146,23 @@ def logcumsumexp(input, dim: int) -> Tensor:
 
 # ---------------------------------------------------------------------- logic, counts
 def all(input, dim=None, keepdim: bool = False) -> Tensor:
-    """True where every element (over ``dim``) is non-zero."""
+    """True where every element (over ``dim``) is non-zero (uint8 1 and 0 for a uint8
+    input, as in PyTorch)."""
     x = as_tensor(input)
     dims = None if dim is None else R.reduce_dims(dim, x.ndim)
-    return _const(np.all(x._data, axis=dims, keepdims=keepdim))
+    return _truth(np.all(x._data, axis=dims, keepdims=keepdim), x)
 
 
 def any(input, dim=None, keepdim: bool = False) -> Tensor:
-    """True where some element (over ``dim``) is non-zero."""
+    """True where some element (over ``dim``) is non-zero (uint8 for a uint8 input)."""
     x = as_tensor(input)
     dims = None if dim is None else R.reduce_dims(dim, x.ndim)
-    return _const(np.any(x._data, axis=dims, keepdims=keepdim))
+    return _truth(np.any(x._data, axis=dims, keepdims=keepdim), x)
+
+
+def _truth(result: np.ndarray, x: Tensor) -> Tensor:
+    """``all`` and ``any`` give bool, but uint8 for a uint8 input (PyTorch's rule)."""
+    return _const(result.astype(np.uint8) if x.dtype == np.uint8 else result)
 
 
 def count_nonzero(input, dim=None) -> Tensor:

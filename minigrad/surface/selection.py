@@ -436,10 +436,11 @@ def swapaxes(input, axis0: int, axis1: int) -> Tensor:
     return as_tensor(input).transpose(axis0, axis1)
 
 
-def tile(input, dims) -> Tensor:
-    """Repeat the input ``dims[k]`` times along dim ``k`` (missing leading counts are 1)."""
+def tile(input, dims, *more) -> Tensor:
+    """Repeat the input ``dims[k]`` times along dim ``k`` (missing leading counts are 1);
+    the counts as a sequence or, as PyTorch's method takes them, one by one."""
     x = as_tensor(input)
-    dims = tuple(dims)
+    dims = (dims, *more) if isinstance(dims, (int, np.integer)) else tuple(dims)
     dims = (1,) * (x.ndim - len(dims)) + dims
     return x.repeat(dims)
 

@@ -30,6 +30,8 @@ globals().update(special_functions())
 def multigammaln(input, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p``."""
     x = as_tensor(input)
+    if x.dtype == np.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if x.dtype.kind != "f":
         x = x.float()
     if p < 1:

@@ -155,3 +155,30 @@ def test_the_refusal_names_the_dtype_as_pytorch_does():
         I.std()
     for cls in (TypeError, NotImplementedError, RuntimeError):
         assert issubclass(DtypeError, cls)
+
+
+def test_uint8_sums_are_int64_and_its_all_any_are_uint8():
+    u = mg.tensor([[3, 250], [7, 0]], dtype=mg.uint8)
+    assert u.sum().dtype == mg.int64 and u.sum().item() == 260  # no wrap past 255
+    assert u.sum(0).tolist() == [10, 250] and mg.nansum(u).dtype == mg.int64
+    assert u.trace().dtype == mg.int64 and u.trace().item() == 3
+    assert u.all().dtype == mg.uint8 and u.all().item() == 0
+    assert u.any(1).dtype == mg.uint8 and u.any(1).tolist() == [1, 1]
+    assert I.all().dtype == mg.bool  # other dtypes give bool
+
+
+def test_clamping_bools_with_an_int_bound_computes_in_int64():
+    out = B.clip(0)
+    assert out.dtype == mg.int64 and out.tolist() == [1, 0, 1]
+
+
+def test_mvlgamma_refuses_bool_and_takes_integers():
+    with pytest.raises(RuntimeError, match="may not be a boolean"):
+        mg.mvlgamma(B, 1)
+    assert mg.mvlgamma(I, 1).dtype == mg.float32
+
+
+def test_tile_takes_its_counts_as_a_sequence_or_one_by_one():
+    t = mg.ones(2, 3)
+    assert t.tile(0).shape == (2, 0) and t.tile(2, 1).shape == (4, 3)
+    assert mg.tile(t, (2,)).shape == (2, 6) and mg.tile(t, dims=(1, 2)).shape == (2, 6)
