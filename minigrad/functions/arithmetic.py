@@ -262,7 +262,7 @@ class RPowScalar(Function):
 
     @staticmethod
     def forward(ctx, a, c):
-        if a._data.dtype.kind == "b":  # c a bool too: an int or a float makes a number
+        if a._data.dtype.kind == "b":  # so c is a bool too (a number promotes the tensor)
             raise no_kernel("pow", np.bool_)
         if a._data.dtype.kind in "iu":  # 2 ** -1 is 0, as in PyTorch (NumPy refuses it)
             base = dtypes.wrapped_int(c, a._data.dtype) if type(c) is int else c

@@ -8,6 +8,10 @@ raised another class, that one too, so that either ``except`` catches them.
 
 from __future__ import annotations
 
+import numpy as np
+
+from minigrad.printing import torch_dtype_name
+
 
 class ShapeError(RuntimeError, ValueError):
     """Shapes that do not broadcast or do not fit an operation, and arguments an
@@ -44,8 +48,4 @@ def no_kernel(name: str, dtype) -> DtypeError:
     """PyTorch's error for an operation it has no kernel of for ``dtype``:
     ``"name" not implemented for 'Bool'`` (a ``NotImplementedError``, and so a
     ``RuntimeError``)."""
-    import numpy as np
-
-    from minigrad.printing import torch_dtype_name
-
     return DtypeError(f"\"{name}\" not implemented for '{torch_dtype_name(np.dtype(dtype))}'")
