@@ -91,6 +91,8 @@ def cumprod(input, dim: int, *, dtype=None) -> Tensor:
     """y_i = x_0 x_1 ... x_i along ``dim``."""
     x = as_tensor(input)
     x = x.to(_int_sum_dtype(x, dtype))
+    if x.dtype == np.bool_:  # cumprod(dtype=bool)
+        raise no_kernel("cumprod", x.dtype)
     if x.ndim == 0:
         return x.clone()
     d = _dim(dim, x.ndim)

@@ -81,6 +81,10 @@ REFUSED = [
     ("nll_loss(int64 input)", lambda: F.nll_loss(I.reshape(1, 3), mg.tensor([0])), NI),
     ("pad(bool, reflect)", lambda: F.pad(M.reshape(1, 2, 2), (1, 1), mode="reflect"), NI),
     ("dropout2d(int64, training)", lambda: F.dropout2d(IMAGES), RE),
+    ("dropout(int64, training)", lambda: F.dropout(I), RE),
+    ("alpha_dropout(bool, training)", lambda: F.alpha_dropout(B, training=True), RE),
+    ("mse_loss(int64, int64)", lambda: F.mse_loss(I, I, reduction="sum"), NI),
+    ("cumprod(bool, dtype=bool)", lambda: B.cumprod(0, dtype=mg.bool), NI),
     ("vector_norm(int64)", lambda: mg.linalg.vector_norm(I), RE),
     ("layer_norm(int64)", lambda: F.layer_norm(I, (3,)), NI),
     ("bincount(float32)", lambda: mg.bincount(mg.tensor([1.0, 2.0])), NI),
@@ -112,6 +116,9 @@ ACCEPTED = [
     ("allclose(int64, int64)", lambda: mg.allclose(I, I)),
     ("cosine_embedding_loss(int64)", lambda: F.cosine_embedding_loss(
         mg.tensor([[1, 2]]), mg.tensor([[2, 3]]), mg.tensor([1]))),
+    ("dropout(int64, eval)", lambda: F.dropout(I, training=False)),
+    ("mse_loss(int64, float32)", lambda: F.mse_loss(I, I.float())),
+    ("cumprod(bool)", lambda: B.cumprod(0)),
     ("dropout2d(int64, eval)", lambda: F.dropout2d(IMAGES, training=False)),
     ("operator.index(bool)", lambda: [10, 20][mg.tensor(True)]),
 ]  # fmt: skip

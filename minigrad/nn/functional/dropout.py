@@ -15,6 +15,8 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.autograd.function import Function
+from minigrad.functions.errors import DtypeError
+from minigrad.printing import torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = ["dropout"]
@@ -81,6 +83,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     x = as_tensor(input)
     if not training or p == 0.0:
         return x
+    check_floating(x)
     if p == 1.0:
         return x * 0.0
     return Dropout.apply(x, p)
+
+
+def check_floating(x: Tensor) -> None:
+    """Dropout in training scales by a float, which PyTorch writes into the input's
+    dtype: an integer or bool input is refused."""
+    if x.dtype.kind != "f":
+        raise DtypeError(
+            "result type Float can't be cast to the desired output type "
+            f"{torch_dtype_name(x.dtype)}"
+        )

@@ -17,10 +17,8 @@ import warnings
 import numpy as np
 
 from minigrad import random as _random
-from minigrad.functions.errors import DtypeError
 from minigrad.nn.functional.activation_composite import SELU_ALPHA, SELU_SCALE
-from minigrad.nn.functional.dropout import check_probability
-from minigrad.printing import torch_dtype_name
+from minigrad.nn.functional.dropout import check_floating, check_probability
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -55,11 +53,7 @@ def _channel_dropout(name: str, input, p, training, spatial: int) -> Tensor:
         )
     if not training or p == 0.0:
         return x
-    if x.dtype.kind != "f":  # the scaled mask is a float: PyTorch's in-place product refuses
-        raise DtypeError(
-            f"result type Float can't be cast to the desired output type "
-            f"{torch_dtype_name(x.dtype)}"
-        )
+    check_floating(x)
     if p == 1.0:
         return x * 0.0
     mask = _keep(_channel_shape(x, spatial + 2), p) / (1.0 - p)
@@ -94,6 +88,7 @@ def _alpha(name: str, input, p, training, mask_shape) -> Tensor:
     x = as_tensor(input)
     if not training or p == 0.0:
         return x
+    check_floating(x)
     if p == 1.0:
         return x * 0.0
     saturation = -SELU_SCALE * SELU_ALPHA

@@ -34,7 +34,7 @@ import numpy as np
 
 from minigrad.autograd.function import Function
 from minigrad.functions.constant import constant
-from minigrad.functions.errors import DtypeError, ShapeError
+from minigrad.functions.errors import DtypeError, ShapeError, no_kernel
 from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
 
@@ -449,6 +449,8 @@ def mse_loss(
     """
     check_reduction("mse_loss", reduction, size_average, reduce)
     x, t = as_tensor(input), as_tensor(target)
+    if x._data.dtype.kind != "f" and t._data.dtype.kind != "f":  # (one float: promoted)
+        raise no_kernel("mse", x._data.dtype)
     if x._data.shape != t._data.shape:
         try:
             shape = np.broadcast_shapes(x._data.shape, t._data.shape)
