@@ -1218,6 +1218,7 @@ class Tensor(FloatCasts):
     def allclose(self, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan=False) -> bool:
         """``|self - other| <= atol + rtol * |other|`` everywhere (broadcasting); two
         tensors must have one dtype, as in PyTorch."""
+        signatures.tensor_argument("allclose", other, "other", 2)
         if isinstance(other, Tensor) and other._data.dtype != self._data.dtype:
             raise DtypeMismatchError(
                 f"{printing.torch_dtype_name(other._data.dtype)} did not match "

@@ -170,6 +170,7 @@ def isclose(input, other, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: boo
 
 def equal(input, other) -> bool:
     """True if both have the same shape and elements."""
+    signatures.tensor_argument("equal", other, "other", 2)
     a, b = as_tensor(input)._data, as_tensor(other)._data
     return bool(a.shape == b.shape and np.array_equal(a, b))
 
@@ -208,6 +209,7 @@ def is_nonzero(input) -> bool:
 
 
 def is_same_size(input, other) -> bool:
+    signatures.tensor_argument("is_same_size", other, "other", 2)
     return as_tensor(input).shape == as_tensor(other).shape
 
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.amp.autocast_mode import lower_precision
+from minigrad.functions import signatures
 from minigrad.functions.errors import DtypeError, ShapeError, no_kernel
 from minigrad.functions.reduction import normalize_dims
 from minigrad.functions.signatures import scaled_sum
@@ -328,6 +329,7 @@ def dot(input, tensor) -> Tensor:
 
 def inner(input, other) -> Tensor:
     """Sum over the last dims of both (a product with a number when one is 0-d)."""
+    signatures.tensor_argument("inner", other, "other", 2)
     a, b = as_tensor(input), as_tensor(other)
     if a.ndim == 0 or b.ndim == 0:
         return a * b
@@ -394,6 +396,7 @@ def _scaled_sum(input, product: Tensor, beta, alpha) -> Tensor:
 
 def kron(input, other) -> Tensor:
     """The Kronecker product: every element of ``input`` times the whole of ``other``."""
+    signatures.tensor_argument("kron", other, "other", 2)
     a, b = as_tensor(input), as_tensor(other)
     n = max(a.ndim, b.ndim)
     a = a.reshape((1,) * (n - a.ndim) + a.shape)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from minigrad.functions import signatures
 from minigrad.functions.errors import ShapeError
 from minigrad.tensor import Tensor, as_tensor
 
@@ -189,6 +190,7 @@ def nuclear_norm(input, dim=(-2, -1), keepdim: bool = False) -> Tensor:
 
 def dist(input, other, p=2) -> Tensor:
     """The p-norm of ``input - other`` (broadcast), over every element."""
+    signatures.tensor_argument("dist", other, "other", 2)
     return _linalg().vector_norm(as_tensor(input) - other, p)
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.functions import indexing as I
 from minigrad.functions import reduction as R
+from minigrad.functions import signatures
 from minigrad.functions.errors import IndexRangeError, ShapeError, no_kernel
 from minigrad.functions.scatter import ScatterReduce
 from minigrad.functions.windows import Diagonal, Unfold
@@ -103,6 +104,7 @@ def narrow(input, dim: int, start, length: int) -> Tensor:
 
 def take(input, index) -> Tensor:
     """The elements of the flattened input at ``index`` (the result has index's shape)."""
+    signatures.tensor_argument("take", index, "index", 2)
     x = as_tensor(input)
     idx = _check_range(_array(index, "take"), x.numel(), "take")
     return x.reshape(-1)[idx]
@@ -110,6 +112,7 @@ def take(input, index) -> Tensor:
 
 def take_along_dim(input, indices, dim=None) -> Tensor:
     """``gather`` along ``dim`` with the index broadcast against the input."""
+    signatures.tensor_argument("take_along_dim", indices, "indices", 2)
     x = as_tensor(input)
     idx = _array(indices, "take_along_dim")
     if dim is None:

@@ -112,3 +112,25 @@ def test_legacy_forms_match_pytorch(torch, call):
         want = call(torch, torch.tensor(a), torch.tensor(b))
     assert got.shape == tuple(want.shape)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+
+
+# A Python number where PyTorch's signature takes a tensor: PyTorch's argument parser
+# raises TypeError (PyTorch 2.13: ``x.inner(0)``, ``torch.kron(x, 2)``, ...).
+NUMBER_FOR_TENSOR = [
+    ("inner", lambda x: x.inner(0)),
+    ("kron", lambda x: mg.kron(x, 2)),
+    ("take", lambda x: x.take(0)),
+    ("take_along_dim", lambda x: x.take_along_dim(1)),
+    ("dist", lambda x: x.dist(0)),
+    ("equal", lambda x: x.equal(1)),
+    ("allclose", lambda x: x.allclose(1.0)),
+    ("is_same_size", lambda x: x.is_same_size(1)),
+    ("prelu", lambda x: mg.nn.functional.prelu(x, 0.25)),
+]
+
+
+@pytest.mark.parametrize("name, call", NUMBER_FOR_TENSOR, ids=[n for n, _ in NUMBER_FOR_TENSOR])
+def test_a_number_where_pytorch_takes_a_tensor_is_a_type_error(name, call):
+    x = mg.tensor([[1.5, -2.0], [0.5, 3.0]])
+    with pytest.raises(TypeError, match=f"{name}\\(\\): argument .* must be Tensor"):
+        call(x)

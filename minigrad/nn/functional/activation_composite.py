@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from minigrad.autograd.grad_mode import is_grad_enabled
+from minigrad.functions import signatures
 from minigrad.functions.errors import DtypeError, no_kernel
 from minigrad.tensor import Tensor, as_tensor
 
@@ -233,6 +234,7 @@ def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` for x > 0, ``a x`` otherwise, with learnable slopes ``weight``: one, or one
     per channel (dim 1 of the input)."""
+    signatures.tensor_argument("prelu", weight, "weight", 2)
     x = _float("prelu", input)
     w = as_tensor(weight)
     if w.ndim > 1:
