@@ -42,13 +42,20 @@ in place) points to that method and says so.
 """
 
 
+#: The calls that make a row: ``Op(name, ...)``, and a family's maker, which takes the
+#: row's name first too.
+ROW_MAKERS = ("Op", "_special_only", "_orthogonal_polynomial")
+
+
 def _table_rows() -> dict:
     """The line of each entry's row in the elementwise table, by the entry's name."""
     tree = ast.parse(TABLE_FILE.read_text(encoding="utf-8"))
     return {
         node.args[0].value: node.lineno
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Op"
+        if isinstance(node, ast.Call)
+        and getattr(node.func, "id", None) in ROW_MAKERS
+        and isinstance(node.args[0], ast.Constant)
     }
 
 

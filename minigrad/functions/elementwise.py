@@ -167,6 +167,20 @@ def _frac(x):
     return x - np.trunc(x)
 
 
+def _special_only(name: str, forward: Callable, note: str = "", **faces) -> Op:
+    """A row of a function of ``torch.special`` only (no Tensor method) that has, as in
+    PyTorch, no derivative and no float16 kernel (the Bessel functions, Airy's Ai)."""
+    return Op(name, forward, note=note, special=(name,), method=False, refuses=("float16",),
+              **faces)  # fmt: skip
+
+
+def _orthogonal_polynomial(name: str, note: str = "n < 0 gives 0") -> Op:
+    """A row of ``torch.special``'s orthogonal polynomials P_n(x): ``_special_only``, with
+    ``n`` the second input; the forward is the function of that name in
+    ``orthogonal_polynomials.py``."""
+    return _special_only(name, getattr(poly, name), note, second="n")
+
+
 def _two_inputs(*ops: Op) -> tuple:
     """The rows of BINARY, each an operation of two tensors (``arity``)."""
     return tuple(replace(op, arity=2) for op in ops)
@@ -266,36 +280,20 @@ UNARY = (
     Op("i1e", bessel.i1e,
        d=lambda m, g, x, y: m.where(x == 0, 0.5 * g, g * (m.i0e(x) - y * (m.sign(x) + 1 / x))),
        note="slope 1/2 at 0", special=("i1e",), method=False),
-    Op("modified_bessel_i0", bessel.i0,
-       note="I_0, without derivative", special=("modified_bessel_i0",), method=False,
-       refuses=("float16",)),
-    Op("modified_bessel_i1", bessel.i1,
-       note="I_1, without derivative", special=("modified_bessel_i1",), method=False,
-       refuses=("float16",)),
-    Op("modified_bessel_k0", bessel.modified_bessel_k0,
-       note="inf at 0, NaN below", special=("modified_bessel_k0",), method=False,
-       refuses=("float16",)),
-    Op("modified_bessel_k1", bessel.modified_bessel_k1,
-       note="inf at 0, NaN below", special=("modified_bessel_k1",), method=False,
-       refuses=("float16",)),
-    Op("scaled_modified_bessel_k0", bessel.scaled_modified_bessel_k0,
-       note="inf at 0, NaN below", special=("scaled_modified_bessel_k0",), method=False,
-       refuses=("float16",)),
-    Op("scaled_modified_bessel_k1", bessel.scaled_modified_bessel_k1,
-       note="inf at 0, NaN below", special=("scaled_modified_bessel_k1",), method=False,
-       refuses=("float16",)),
-    Op("bessel_j0", bessel.bessel_j0, note="NaN at +-inf", special=("bessel_j0",), method=False,
-       refuses=("float16",)),
-    Op("bessel_j1", bessel.bessel_j1, note="NaN at +-inf", special=("bessel_j1",), method=False,
-       refuses=("float16",)),
-    Op("bessel_y0", bessel.bessel_y0,
-       note="-inf at 0, NaN below", special=("bessel_y0",), method=False, refuses=("float16",)),
-    Op("bessel_y1", bessel.bessel_y1,
-       note="-inf at 0, NaN below", special=("bessel_y1",), method=False, refuses=("float16",)),
-    Op("spherical_bessel_j0", bessel.spherical_bessel_j0,
-       special=("spherical_bessel_j0",), method=False, refuses=("float16",)),
-    Op("airy_ai", bessel.airy_ai,
-       note="NaN at +-inf, as PyTorch", special=("airy_ai",), method=False, refuses=("float16",)),
+    _special_only("modified_bessel_i0", bessel.i0, "I_0, without derivative"),
+    _special_only("modified_bessel_i1", bessel.i1, "I_1, without derivative"),
+    _special_only("modified_bessel_k0", bessel.modified_bessel_k0, "inf at 0, NaN below"),
+    _special_only("modified_bessel_k1", bessel.modified_bessel_k1, "inf at 0, NaN below"),
+    _special_only("scaled_modified_bessel_k0", bessel.scaled_modified_bessel_k0,
+                  "inf at 0, NaN below"),
+    _special_only("scaled_modified_bessel_k1", bessel.scaled_modified_bessel_k1,
+                  "inf at 0, NaN below"),
+    _special_only("bessel_j0", bessel.bessel_j0, "NaN at +-inf"),
+    _special_only("bessel_j1", bessel.bessel_j1, "NaN at +-inf"),
+    _special_only("bessel_y0", bessel.bessel_y0, "-inf at 0, NaN below"),
+    _special_only("bessel_y1", bessel.bessel_y1, "-inf at 0, NaN below"),
+    _special_only("spherical_bessel_j0", bessel.spherical_bessel_j0),
+    _special_only("airy_ai", bessel.airy_ai, "NaN at +-inf, as PyTorch"),
     Op("ndtr", _ndtr,
        d=lambda m, g, x: g * m.exp(-x * x / 2) / (SQRT_PI * 2 ** 0.5),
        special=("ndtr",), method=False),
@@ -412,38 +410,18 @@ BINARY = _two_inputs(
        db=lambda m, g, a, b: -g * a * m.zeta(a + 1, b),
        note="Hurwitz's zeta; PyTorch has no derivative in x", special=("zeta",), method=False,
        refuses=("float16",)),
-    Op("chebyshev_polynomial_t", poly.chebyshev_polynomial_t,
-       note="n < 0 gives 0", special=("chebyshev_polynomial_t",), method=False, second="n",
-       refuses=("float16",)),
-    Op("chebyshev_polynomial_u", poly.chebyshev_polynomial_u,
-       note="n < 0 gives 0", special=("chebyshev_polynomial_u",), method=False, second="n",
-       refuses=("float16",)),
-    Op("chebyshev_polynomial_v", poly.chebyshev_polynomial_v,
-       note="n < 0 gives 0", special=("chebyshev_polynomial_v",), method=False, second="n",
-       refuses=("float16",)),
-    Op("chebyshev_polynomial_w", poly.chebyshev_polynomial_w,
-       note="n < 0 gives 0", special=("chebyshev_polynomial_w",), method=False, second="n",
-       refuses=("float16",)),
-    Op("shifted_chebyshev_polynomial_t", poly.shifted_chebyshev_polynomial_t,
-       special=("shifted_chebyshev_polynomial_t",), method=False, second="n", refuses=("float16",)),
-    Op("shifted_chebyshev_polynomial_u", poly.shifted_chebyshev_polynomial_u,
-       special=("shifted_chebyshev_polynomial_u",), method=False, second="n", refuses=("float16",)),
-    Op("shifted_chebyshev_polynomial_v", poly.shifted_chebyshev_polynomial_v,
-       special=("shifted_chebyshev_polynomial_v",), method=False, second="n", refuses=("float16",)),
-    Op("shifted_chebyshev_polynomial_w", poly.shifted_chebyshev_polynomial_w,
-       special=("shifted_chebyshev_polynomial_w",), method=False, second="n", refuses=("float16",)),
-    Op("hermite_polynomial_h", poly.hermite_polynomial_h,
-       note="n < 0 gives 0", special=("hermite_polynomial_h",), method=False, second="n",
-       refuses=("float16",)),
-    Op("hermite_polynomial_he", poly.hermite_polynomial_he,
-       note="n < 0 gives 0", special=("hermite_polynomial_he",), method=False, second="n",
-       refuses=("float16",)),
-    Op("laguerre_polynomial_l", poly.laguerre_polynomial_l,
-       note="n < 0 gives 0", special=("laguerre_polynomial_l",), method=False, second="n",
-       refuses=("float16",)),
-    Op("legendre_polynomial_p", poly.legendre_polynomial_p,
-       note="n < 0 gives 0", special=("legendre_polynomial_p",), method=False, second="n",
-       refuses=("float16",)),
+    _orthogonal_polynomial("chebyshev_polynomial_t"),
+    _orthogonal_polynomial("chebyshev_polynomial_u"),
+    _orthogonal_polynomial("chebyshev_polynomial_v"),
+    _orthogonal_polynomial("chebyshev_polynomial_w"),
+    _orthogonal_polynomial("shifted_chebyshev_polynomial_t", note=""),
+    _orthogonal_polynomial("shifted_chebyshev_polynomial_u", note=""),
+    _orthogonal_polynomial("shifted_chebyshev_polynomial_v", note=""),
+    _orthogonal_polynomial("shifted_chebyshev_polynomial_w", note=""),
+    _orthogonal_polynomial("hermite_polynomial_h"),
+    _orthogonal_polynomial("hermite_polynomial_he"),
+    _orthogonal_polynomial("laguerre_polynomial_l"),
+    _orthogonal_polynomial("legendre_polynomial_p"),
     Op("floor_divide", np.floor_divide, note="floor(a / b)", ints="keep", dunder="__floordiv__",
        numbers="both", divides=True, refuses=("bool",)),
     Op("nextafter", np.nextafter,
@@ -497,7 +475,11 @@ def derivative_texts() -> dict:
 
     texts = {}
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Op":
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "Op"
+            and isinstance(node.args[0], ast.Constant)  # (a family's maker: no derivatives)
+        ):
             lambdas = [k.value.body for k in node.keywords if k.arg in ("d", "da", "db")]
             texts[node.args[0].value] = tuple(text(body) for body in lambdas)
     return texts

@@ -81,19 +81,20 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """
     p = check_probability(p)
     x = as_tensor(input)
+    out = without_mask(x, p, training)
+    return Dropout.apply(x, p) if out is None else out
+
+
+def without_mask(x: Tensor, p: float, training: bool) -> Tensor | None:
+    """What every dropout does without drawing a mask: ``x`` itself in evaluation or
+    with ``p = 0``, zeros with ``p = 1``; None when a mask is needed. In training an
+    integer or bool input is refused, as PyTorch refuses it (the mask scales by a float,
+    which PyTorch writes into the input's dtype)."""
     if not training or p == 0.0:
         return x
-    check_floating(x)
-    if p == 1.0:
-        return x * 0.0
-    return Dropout.apply(x, p)
-
-
-def check_floating(x: Tensor) -> None:
-    """Dropout in training scales by a float, which PyTorch writes into the input's
-    dtype: an integer or bool input is refused."""
     if x.dtype.kind != "f":
         raise DtypeError(
             "result type Float can't be cast to the desired output type "
             f"{torch_dtype_name(x.dtype)}"
         )
+    return x * 0.0 if p == 1.0 else None

@@ -18,7 +18,7 @@ import numpy as np
 
 from minigrad import random as _random
 from minigrad.nn.functional.activation_composite import SELU_ALPHA, SELU_SCALE
-from minigrad.nn.functional.dropout import check_floating, check_probability
+from minigrad.nn.functional.dropout import check_probability, without_mask
 from minigrad.tensor import Tensor, as_tensor
 
 __all__ = [
@@ -51,11 +51,9 @@ def _channel_dropout(name: str, input, p, training, spatial: int) -> Tensor:
             f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but received a "
             f"{x.ndim}D input"
         )
-    if not training or p == 0.0:
-        return x
-    check_floating(x)
-    if p == 1.0:
-        return x * 0.0
+    out = without_mask(x, p, training)
+    if out is not None:
+        return out
     mask = _keep(_channel_shape(x, spatial + 2), p) / (1.0 - p)
     return x * mask.astype(x.dtype)
 
@@ -86,11 +84,9 @@ def dropout3d(input, p: float = 0.5, training: bool = True, inplace: bool = Fals
 def _alpha(name: str, input, p, training, mask_shape) -> Tensor:
     p = check_probability(p, name)
     x = as_tensor(input)
-    if not training or p == 0.0:
-        return x
-    check_floating(x)
-    if p == 1.0:
-        return x * 0.0
+    out = without_mask(x, p, training)
+    if out is not None:
+        return out
     saturation = -SELU_SCALE * SELU_ALPHA
     a = ((1 - p) * (1 + p * saturation**2)) ** -0.5
     b = -a * saturation * p
