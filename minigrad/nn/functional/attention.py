@@ -339,8 +339,12 @@ def as_mask(name: str, mask, fn: str):
     return mask if mask is not None else constant(arr)
 
 
-def check_same_dtype(fn: str, query: Tensor, key: Tensor, value: Tensor) -> None:
-    """query, key and value of one dtype, or PyTorch's RuntimeError (DtypeMismatchError)."""
+def check_dtypes(fn: str, query: Tensor, key: Tensor, value: Tensor) -> None:
+    """query, key and value of one floating dtype, or PyTorch's errors: ``DtypeError``
+    for an integer or bool query (PyTorch has no kernel for it), ``DtypeMismatchError``
+    (its RuntimeError) for dtypes that differ."""
+    if query.dtype.kind != "f":
+        raise DtypeError(f"{fn}: query must be floating point, got dtype {query.dtype}")
     if key.dtype != query.dtype or value.dtype != query.dtype:
         raise DtypeMismatchError(
             f"{fn}: query, key and value must have the same dtype, got {query.dtype}, "
@@ -405,9 +409,7 @@ def scaled_dot_product_attention(
                 f"{fn}: {name} must have at least 2 dims [..., length, features], got shape "
                 f"{shape_str(t.shape)}"
             )
-        if t.dtype.kind != "f":
-            raise DtypeError(f"{fn}: {name} must be floating point, got dtype {t.dtype}")
-    check_same_dtype(fn, query, key, value)
+    check_dtypes(fn, query, key, value)
     L, E = query.shape[-2:]
     S = key.shape[-2]
     if key.shape[-1] != E:

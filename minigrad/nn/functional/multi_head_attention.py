@@ -47,13 +47,13 @@ import math
 import numpy as np
 
 from minigrad.functions.constant import constant
-from minigrad.functions.errors import DtypeError, ShapeError
+from minigrad.functions.errors import ShapeError
 from minigrad.nn.functional.attention import (
     as_mask,
     attention_weights,
     causal_allow,
+    check_dtypes,
     check_float_mask,
-    check_same_dtype,
     scaled_dot_product_attention,
 )
 from minigrad.nn.functional.linear import linear
@@ -279,9 +279,7 @@ def _check_inputs(owner, query, key, value, embed_dim, num_heads) -> bool:
                 f"{owner}: {name} must have as many dims as query, got query "
                 f"{shape_str(query.shape)} and {name} {shape_str(t.shape)}"
             )
-    if query.dtype.kind != "f":
-        raise DtypeError(f"{owner}: query must be floating point, got {query.dtype}")
-    check_same_dtype(owner, query, key, value)
+    check_dtypes(owner, query, key, value)
     if query.shape[-1] != embed_dim:
         raise AttentionArgumentError(
             f"{owner}: query's last dim must be embed_dim={embed_dim}, got query of shape "
