@@ -13,6 +13,7 @@ of each operation sit side by side.
 from __future__ import annotations
 
 import builtins
+import math
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
@@ -820,7 +821,8 @@ class Tensor(FloatCasts):
         if s > e:
             raise ShapeError("flatten: start_dim cannot come after end_dim")
         shape = self._data.shape
-        return self.reshape(shape[:s] + (-1,) + shape[e + 1 :]) if shape[s : e + 1] else self
+        merged = math.prod(shape[s : e + 1])  # (not -1: a size-0 dim elsewhere leaves -1 open)
+        return self.reshape(shape[:s] + (merged,) + shape[e + 1 :]) if shape[s : e + 1] else self
 
     def unflatten(self, dim: int, sizes):
         (d,) = R.normalize_dims(dim, self._data.ndim)
@@ -875,7 +877,11 @@ class Tensor(FloatCasts):
         shape = self._data.shape
         return S.Reshape.apply(self, shape[:d] + (1,) + shape[d:])
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim=None, *dims):
+        """The tensor without its size-1 dims (of ``dim``: one, a sequence, or several
+        given one by one, as PyTorch takes them)."""
+        if dims:
+            dim = (dim, *dims)
         shape = self._data.shape
         if dim is None:
             new = tuple(s for s in shape if s != 1)
@@ -906,11 +912,20 @@ class Tensor(FloatCasts):
     def split(self, split_size, dim: int = 0):
         (d,) = R.normalize_dims(dim, self._data.ndim)
         n = self._data.shape[d]
-        sizes = (
-            [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
-            if isinstance(split_size, int)
-            else list(split_size)
-        )
+        if isinstance(split_size, int):
+            if split_size < 0:
+                raise ShapeError(
+                    f"split expects split_size be non-negative, but got split_size={split_size}"
+                )
+            if split_size == 0 and n:
+                raise ShapeError(
+                    "split_size can only be 0 if dimension size is 0, but got dimension size "
+                    f"of {n}"
+                )
+            full, rest = divmod(n, split_size) if n else (0, 0)
+            sizes = [split_size] * full + ([rest] if rest else []) or [0]  # empty: one piece
+        else:
+            sizes = list(split_size)
         if builtins.sum(sizes) != n:
             raise ShapeError(f"split: sizes {sizes} do not add up to {n} along dim {dim}")
         out, start = [], 0
@@ -924,6 +939,10 @@ class Tensor(FloatCasts):
     def chunk(self, chunks: int, dim: int = 0):
         (d,) = R.normalize_dims(dim, self._data.ndim)
         n = self._data.shape[d]
+        if chunks <= 0:
+            raise ShapeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+        if n == 0:  # PyTorch: `chunks` empty pieces
+            return self.split([0] * chunks, d)
         return self.split(-(-n // chunks), d)
 
     # ------------------------------------------------------------------ indexing

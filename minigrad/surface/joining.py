@@ -134,7 +134,7 @@ def broadcast_shapes(*shapes) -> tuple:
 
 def broadcast_to(input, size) -> Tensor:
     x = as_tensor(input)
-    return x.expand(*size)
+    return x.expand(*((size,) if isinstance(size, (int, np.integer)) else size))
 
 
 def broadcast_tensors(*tensors) -> tuple:
@@ -212,17 +212,24 @@ def _split_along(x: Tensor, sections, dim: int, name: str, least: int) -> tuple:
     return tensor_split(x, where, dim)
 
 
-def hsplit(input, sections) -> tuple:
+def hsplit(input, sections, *indices) -> tuple:
+    """Split along dim 1 (dim 0 of a 1-D input) into ``sections`` equal parts, or at
+    the indices given as a sequence or, as PyTorch's method takes them, one by one."""
     x = as_tensor(input)
-    return _split_along(x, sections, 0 if x.ndim == 1 else 1, "hsplit", 1)
+    return _split_along(x, _sections(sections, indices), 0 if x.ndim == 1 else 1, "hsplit", 1)
 
 
-def vsplit(input, sections) -> tuple:
-    return _split_along(as_tensor(input), sections, 0, "vsplit", 2)
+def vsplit(input, sections, *indices) -> tuple:
+    return _split_along(as_tensor(input), _sections(sections, indices), 0, "vsplit", 2)
 
 
-def dsplit(input, sections) -> tuple:
-    return _split_along(as_tensor(input), sections, 2, "dsplit", 3)
+def dsplit(input, sections, *indices) -> tuple:
+    return _split_along(as_tensor(input), _sections(sections, indices), 2, "dsplit", 3)
+
+
+def _sections(sections, indices: tuple):
+    """``x.hsplit(1, 2)`` is ``x.hsplit([1, 2])``."""
+    return (sections, *indices) if indices else sections
 
 
 def ravel(input) -> Tensor:

@@ -167,9 +167,11 @@ def _truth(result: np.ndarray, x: Tensor) -> Tensor:
     return _const(result.astype(np.uint8) if x.dtype == np.uint8 else result)
 
 
-def count_nonzero(input, dim=None) -> Tensor:
-    """The number of non-zero elements (over ``dim``), as int64."""
+def count_nonzero(input, dim=None, *dims) -> Tensor:
+    """The number of non-zero elements (over ``dim``: one, a sequence, or several given
+    one by one), as int64."""
     x = as_tensor(input)
+    dim = (dim, *dims) if dims else dim
     dims = None if dim is None else R.reduce_dims(dim, x.ndim)
     return _const(np.asarray(np.count_nonzero(x._data, axis=dims), dtype=np.int64))
 
