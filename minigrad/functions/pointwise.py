@@ -78,8 +78,9 @@ TENSOR_MATH = SimpleNamespace(
 
 
 def refuse_integer_zero(name: str, a, b) -> None:
-    """An integer division by zero has no answer: it raises, as in PyTorch."""
-    if np.result_type(a, b).kind in "biu" and not np.all(b):
+    """An integer division by zero has no answer: it raises, as in PyTorch (an empty
+    result divides nothing)."""
+    if np.result_type(a, b).kind in "biu" and np.size(a) and not np.all(b):
         raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
 
 

@@ -85,6 +85,7 @@ def test_float_division_by_zero_gives_inf_and_nan(a, b):
 def test_an_empty_division_has_nothing_to_refuse():
     empty = mg.tensor([], dtype=mg.int64)
     assert (empty // empty).shape == (0,)
+    assert (empty // 0).shape == (0,) and (empty % mg.tensor([0])).shape == (0,)
 
 
 @given(
