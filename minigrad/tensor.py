@@ -555,6 +555,8 @@ class Tensor(FloatCasts):
         if isinstance(other, Tensor) and other._data.dtype is self._data.dtype:
             return _sub(self, other)
         if isinstance(other, _Number):
+            if isinstance(other, np.generic):  # negated as a Python number (np.uint8 wraps)
+                other = other.item()
             return _add_scalar(*_with_scalar(self, -other))
         return _sub(*A.promote(self, as_tensor(other)))
 

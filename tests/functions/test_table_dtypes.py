@@ -123,3 +123,10 @@ def test_heaviside_refuses_two_dtypes_as_pytorch_does():
     with pytest.raises(RuntimeError, match="different dtypes"):
         mg.heaviside(mg.tensor([1, 0]), mg.tensor([0.5]))
     assert mg.heaviside(mg.tensor([True, False]), mg.tensor([True])).dtype == mg.bool
+
+
+def test_subtracting_numpy_scalars():
+    x = mg.tensor([10.0])
+    assert (x - np.uint8(3)).tolist() == [7.0]  # not 10 + (uint8 -3 = 253)
+    assert (mg.tensor([10], dtype=mg.uint8) - np.uint8(3)).tolist() == [7]
+    assert (mg.tensor([3], dtype=mg.uint8) - 5).tolist() == [254]  # wraps, as in PyTorch
