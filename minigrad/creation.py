@@ -16,7 +16,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.devices import check_device
-from minigrad.functions.errors import ShapeError, no_kernel
+from minigrad.functions.errors import ShapeError, floating_only, no_kernel
 from minigrad.printing import shape_str, torch_dtype_name
 from minigrad.tensor import Tensor, _size_args
 from minigrad.tensor import as_tensor as _as_tensor
@@ -245,8 +245,7 @@ def _random_float(kernel: str, dtype) -> np.dtype:
     """The dtype of normal and uniform samples: a floating one (PyTorch has no integer
     ``kernel`` for them)."""
     dtype = dtypes.or_default_float(dtype)
-    if dtype.kind != "f":
-        raise no_kernel(kernel, dtype)
+    floating_only(kernel, dtype)
     return dtype
 
 

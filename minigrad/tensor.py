@@ -37,6 +37,7 @@ from minigrad.functions.errors import (
     DtypeMismatchError,
     IndexRangeError,
     ShapeError,
+    floating_only,
     no_kernel,
 )
 from minigrad.kernels import runtime
@@ -684,7 +685,7 @@ class Tensor(FloatCasts):
     # ------------------------------------------------------------------ reductions
     def sum(self, dim=None, keepdim: bool = False, dtype=None):
         x = self if dtype is None else self.to(dtype)
-        if x._data.dtype == np.uint8 and dtype is None:  # PyTorch: int64 (NumPy: uint64)
+        if x._data.dtype.kind == "u" and dtype is None:  # PyTorch: int64 (NumPy: uint64)
             x = x.to(dtypes.int64)
         n = self._data.ndim
         dims = (dim % n,) if type(dim) is int and -n <= dim < n else R.reduce_dims(dim, n)
@@ -764,8 +765,7 @@ class Tensor(FloatCasts):
     def softmax(self, dim: int, dtype=None):
         """exp(x) / sum(exp(x)) along ``dim`` (computed in ``dtype`` if given)."""
         x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind != "f":
-            raise no_kernel("softmax", x._data.dtype)
+        floating_only("softmax", x._data.dtype)
         (d,) = R.normalize_dims(dim, x._data.ndim)
         if x._data.ndim == 0:
             return x.reshape(1).softmax(0).reshape(())
@@ -774,8 +774,7 @@ class Tensor(FloatCasts):
     def log_softmax(self, dim: int, dtype=None):
         """x - logsumexp(x) along ``dim`` (computed in ``dtype`` if given)."""
         x = self if dtype is None else self.to(dtype)
-        if x._data.dtype.kind != "f":
-            raise no_kernel("log_softmax", x._data.dtype)
+        floating_only("log_softmax", x._data.dtype)
         (d,) = R.normalize_dims(dim, x._data.ndim)
         if x._data.ndim == 0:
             return x.reshape(1).log_softmax(0).reshape(())

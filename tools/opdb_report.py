@@ -59,19 +59,20 @@ def run_sweep(quick: int | None = None) -> dict:
 
 
 # ------------------------------------------------------------------ numbers
-def sample_counts(sweep: dict) -> dict[str, collections.Counter]:
+def _counts(rows) -> dict[str, collections.Counter]:
     """Outcome counts per namespace; module_db's under ``nn``."""
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for row in sweep["samples"] + sweep["module_samples"]:
+    for row in rows:
         counts[row["namespace"]][row["outcome"]] += 1
     return counts
+
+
+def sample_counts(sweep: dict) -> dict[str, collections.Counter]:
+    return _counts(sweep["samples"] + sweep["module_samples"])
 
 
 def error_counts(sweep: dict) -> dict[str, collections.Counter]:
-    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for row in sweep["errors"] + sweep["module_errors"]:
-        counts[row["namespace"]][row["outcome"]] += 1
-    return counts
+    return _counts(sweep["errors"] + sweep["module_errors"])
 
 
 def claimed(counter: collections.Counter) -> int:
@@ -162,7 +163,6 @@ def render_results(sweep: dict) -> str:
         f"{rate(total)} | {total[VALUE]} | {total[META]} | {total[GRAD]} | {total[CRASH]} | "
         f"{total[ERROR]} | {total[REFUSED]} | {total[SKIPPED]} |"
     )
-    errors = error_counts(sweep)
     lines += [
         "",
         "Error inputs (inputs PyTorch rejects): minigrad must raise; PyTorch's exception "
@@ -170,17 +170,15 @@ def render_results(sweep: dict) -> str:
         "declines a feature the input uses (`UnsupportedError`, or an `out=` argument); "
         "*skipped*: an input minigrad cannot express, or one this PyTorch accepts.",
         "",
-        "| namespace | error inputs | PyTorch's class | another class | accepted | crash | "
-        "refused | skipped |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        *_refusal_table("error inputs", error_counts(sweep)),
+        "",
+        "Samples in the dtypes of float32, float64, int64 and bool that an entry does not "
+        "support (PyTorch has no kernel for them): where PyTorch raises on the sample, "
+        "minigrad must raise too, with PyTorch's class (the differences left, with their "
+        "reasons, are `DTYPE_DIFFERENCES` in `tests/opdb/catalog.py`).",
+        "",
+        *_refusal_table("samples", _counts(sweep["dtype_errors"])),
     ]
-    for ns in _ordered(errors):
-        c = errors[ns]
-        label = "nn (module_db)" if ns == "nn" else ns
-        lines.append(
-            f"| {label} | {sum(c.values())} | {c['raised']} | {c['other class']} | "
-            f"{c['accepted']} | {c['crash']} | {c['refused']} | {c['skipped']} |"
-        )
     lines += ["", "### Samples that do not pass", ""]
     lines += _failures(sweep) or ["none"]
     lines += ["", "### Skipped and refused samples, by reason", ""]
@@ -191,6 +189,23 @@ def render_results(sweep: dict) -> str:
     )
     lines += [f"- {reason}: {n}" for reason, n in sorted(reasons.items())] or ["none"]
     return "\n".join(lines)
+
+
+def _refusal_table(what: str, counts: dict) -> list[str]:
+    """The outcomes of inputs minigrad must refuse, one row per namespace."""
+    lines = [
+        f"| namespace | {what} | PyTorch's class | another class | accepted | crash | "
+        "refused | skipped |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for ns in _ordered(counts):
+        c = counts[ns]
+        label = "nn (module_db)" if ns == "nn" else ns
+        lines.append(
+            f"| {label} | {sum(c.values())} | {c['raised']} | {c['other class']} | "
+            f"{c['accepted']} | {c['crash']} | {c['refused']} | {c['skipped']} |"
+        )
+    return lines
 
 
 def _failures(sweep: dict) -> list[str]:

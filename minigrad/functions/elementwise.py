@@ -14,10 +14,10 @@ a Python number in place of a tensor (``numbers``); how bool inputs are read: co
 as int64 (``bool_as``) or refused with PyTorch's own message (``bool_error``); the dtypes
 PyTorch has no kernel for (``refuses``); whether NumPy warns for none of its inputs, so
 that its forward needs no ``np.errstate`` (``quiet``, checked by
-``tests/functions/test_quiet_rows.py``); whether it is an integer division, where a
-zero divisor raises as in PyTorch (``divides``; NumPy would give 0); and PyTorch's
-message where it refuses two tensors of different dtypes instead of promoting them
-(``mixed_dtypes``).
+``tests/functions/test_quiet_rows.py``); and PyTorch's message where it refuses two
+tensors of different dtypes instead of promoting them (``mixed_dtypes``). Forwards of
+minigrad's own carry PyTorch's answers NumPy does not give (the integer divisions
+raise on a zero divisor).
 
 Everything else is generated from this table, in one place each:
 
@@ -56,6 +56,7 @@ from minigrad.functions import bessel
 from minigrad.functions import incomplete_gamma as gamma
 from minigrad.functions import orthogonal_polynomials as poly
 from minigrad.functions import special_math as sm
+from minigrad.functions.errors import IntegerDivisionByZero
 
 LN2 = math.log(2.0)
 LN10 = math.log(10.0)
@@ -93,7 +94,6 @@ class Op:
     bool_error: str = ""  # PyTorch's message (a RuntimeError) for a bool input it refuses
     refuses: tuple = ()  # dtypes PyTorch has no kernel for: "bool", "int" (every integer dtype)
     quiet: bool = False  # NumPy warns for no input (no overflow, 1/0 or invalid): no errstate
-    divides: bool = False  # an integer division: a zero divisor raises (NumPy would give 0)
     mixed_dtypes: str = ""  # PyTorch's message refusing two tensors of different dtypes
 
     @property
@@ -165,6 +165,31 @@ def _ndtr(x):
 def _frac(x):
     """x - trunc(x)"""
     return x - np.trunc(x)
+
+
+def _integer_divisor(name: str, a, b) -> None:
+    """An integer division by zero has no integer answer: PyTorch raises where NumPy
+    would give 0 (an empty result divides nothing)."""
+    if np.result_type(a, b).kind in "biu" and np.size(a) and not np.all(b):
+        raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
+
+
+def _fmod(a, b):
+    """a - b trunc(a / b)"""
+    _integer_divisor("fmod", a, b)
+    return np.fmod(a, b)
+
+
+def _remainder(a, b):
+    """a - b floor(a / b)"""
+    _integer_divisor("remainder", a, b)
+    return np.remainder(a, b)
+
+
+def _floor_divide(a, b):
+    """floor(a / b)"""
+    _integer_divisor("floor_divide", a, b)
+    return np.floor_divide(a, b)
 
 
 def _special_only(name: str, forward: Callable, note: str = "", **faces) -> Op:
@@ -369,15 +394,14 @@ BINARY = _two_inputs(
        da=lambda m, g, a, y: m.where(a == 0, 0.0, g * y / a),
        db=lambda m, g: m.zeros_like(g),
        note="|a| with b's sign; 0 for a at a = 0", ints="float", numbers="second"),
-    Op("fmod", np.fmod,
+    Op("fmod", _fmod,
        da=lambda g: g,
        db=lambda m, g, a, b: -g * m.trunc(a / b),
-       note="C's remainder: a's sign", ints="keep", numbers="second", divides=True,
-       refuses=("bool",)),
-    Op("remainder", np.remainder,
+       note="C's remainder: a's sign", ints="keep", numbers="second", refuses=("bool",)),
+    Op("remainder", _remainder,
        da=lambda g: g,
        db=lambda m, g, a, b: -g * m.floor(a / b),
-       note="Python's %: b's sign", ints="keep", dunder="__mod__", divides=True,
+       note="Python's %: b's sign", ints="keep", dunder="__mod__",
        refuses=("bool",)),
     Op("maximum", np.maximum,
        da=lambda m, g, a, b: m.where(a == b, g / 2, g * (a > b)),
@@ -422,8 +446,8 @@ BINARY = _two_inputs(
     _orthogonal_polynomial("hermite_polynomial_he"),
     _orthogonal_polynomial("laguerre_polynomial_l"),
     _orthogonal_polynomial("legendre_polynomial_p"),
-    Op("floor_divide", np.floor_divide, note="floor(a / b)", ints="keep", dunder="__floordiv__",
-       numbers="both", divides=True, refuses=("bool",)),
+    Op("floor_divide", _floor_divide, note="floor(a / b)", ints="keep", dunder="__floordiv__",
+       numbers="both", refuses=("bool",)),
     Op("nextafter", np.nextafter,
        da=lambda g: g,
        db=lambda m, g: m.zeros_like(g),

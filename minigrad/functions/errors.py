@@ -49,3 +49,10 @@ def no_kernel(name: str, dtype) -> DtypeError:
     ``"name" not implemented for 'Bool'`` (a ``NotImplementedError``, and so a
     ``RuntimeError``)."""
     return DtypeError(f"\"{name}\" not implemented for '{torch_dtype_name(np.dtype(dtype))}'")
+
+
+def floating_only(name: str, dtype) -> None:
+    """``no_kernel`` for an integer or bool ``dtype``: the operations PyTorch computes on
+    floating tensors only (``softmax``, ``lerp``, the losses)."""
+    if np.dtype(dtype).kind != "f":
+        raise no_kernel(name, dtype)

@@ -25,7 +25,6 @@ from minigrad.functions import special_math as sm
 from minigrad.functions.broadcast import broadcast_error, unbroadcast
 from minigrad.functions.constant import constant
 from minigrad.functions.elementwise import BINARY, UNARY, Op
-from minigrad.functions.errors import IntegerDivisionByZero
 from minigrad.functions.indexing import Where
 
 #: The derivatives' math on arrays (``backward_array``).
@@ -77,19 +76,10 @@ TENSOR_MATH = SimpleNamespace(
 )
 
 
-def refuse_integer_zero(name: str, a, b) -> None:
-    """An integer division by zero has no answer: it raises, as in PyTorch (an empty
-    result divides nothing)."""
-    if np.result_type(a, b).kind in "biu" and np.size(a) and not np.all(b):
-        raise IntegerDivisionByZero(f"ZeroDivisionError: {name}: integer division by zero")
-
-
 def evaluate(op: Op, arrays: tuple, params: tuple) -> np.ndarray:
     """``op``'s forward on arrays: the result in the inputs' dtype (a bool result stays
     bool). NumPy's warnings for 1/0 or log(-1) are silenced: inf and NaN are the answer,
     as in PyTorch. (A ``quiet`` entry has no warning to silence.)"""
-    if op.divides:
-        refuse_integer_zero(op.name, *arrays)
     if op.quiet:
         out = np.asarray(op.forward(*arrays, *params))
     else:

@@ -25,7 +25,7 @@ import numpy as np
 
 from minigrad import dtypes
 from minigrad.functions import signatures
-from minigrad.functions.errors import DtypeError, ShapeError, no_kernel
+from minigrad.functions.errors import DtypeError, ShapeError, floating_only, no_kernel
 from minigrad.printing import shape_str
 from minigrad.surface.elementwise import call
 from minigrad.tensor import Tensor, as_tensor
@@ -115,8 +115,7 @@ def addcdiv(input, tensor1, tensor2, *legacy, value=1) -> Tensor:
 def lerp(input, end, weight) -> Tensor:
     """start + weight * (end - start), with ``input`` the start."""
     start = as_tensor(input)
-    if start.dtype.kind != "f":
-        raise no_kernel("lerp", start.dtype)
+    floating_only("lerp", start.dtype)
     return start + (as_tensor(end) - start) * weight
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.functions import reduction as R
 from minigrad.functions.errors import DtypeError
-from minigrad.tensor import Tensor, as_tensor
+from minigrad.tensor import Tensor, _refuse_bool_subtraction, as_tensor
 
 _Number = (int, float, np.integer, np.floating)
 
@@ -130,11 +130,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order: int = 1) -> tuple:
         (tensor([3., 4., 6., 7.]),)
     """
     f = as_tensor(input)
-    if f.dtype == np.bool_:  # a difference of bools: PyTorch's subtraction error
-        raise DtypeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
-            "`^` or `logical_xor()` operator instead."
-        )
+    _refuse_bool_subtraction(f, f)  # its differences subtract bools before any cast
     if edge_order not in (1, 2):
         raise RuntimeError(
             f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}"

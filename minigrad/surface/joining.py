@@ -21,11 +21,11 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.amp.autocast_mode import lower_precision
 from minigrad.functions import signatures
-from minigrad.functions.errors import DtypeError, ShapeError, no_kernel
+from minigrad.functions.errors import ShapeError, no_kernel
 from minigrad.functions.reduction import normalize_dims
 from minigrad.functions.signatures import scaled_sum
 from minigrad.ops import cat, stack
-from minigrad.printing import shape_str, torch_dtype_name
+from minigrad.printing import shape_str
 from minigrad.tensor import Tensor, as_tensor
 
 
@@ -517,7 +517,7 @@ def bincount(input, weights=None, minlength: int = 0) -> Tensor:
     (with ``weights``: their sums, in float64 unless the weights are float32)."""
     x = as_tensor(input)._data
     if x.dtype.kind not in "iu":
-        raise DtypeError(f"\"bincount\" not implemented for '{torch_dtype_name(x.dtype)}'")
+        raise no_kernel("bincount", x.dtype)
     if x.ndim != 1 or (x.size and x.min() < 0):
         raise ShapeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:

@@ -26,7 +26,7 @@ import numpy as np
 from minigrad import dtypes
 from minigrad.functions import reduction as R
 from minigrad.functions import signatures
-from minigrad.functions.errors import DtypeError, no_kernel
+from minigrad.functions.errors import DtypeError, floating_only, no_kernel
 from minigrad.ops import cat
 from minigrad.printing import torch_dtype_name
 from minigrad.tensor import Tensor, as_tensor
@@ -134,8 +134,7 @@ def cummin(input, dim: int):
 def logcumsumexp(input, dim: int) -> Tensor:
     """y_i = log(exp(x_0) + ... + exp(x_i)) along ``dim``, without overflow."""
     x = as_tensor(input)
-    if x.dtype.kind != "f":
-        raise no_kernel("logcumsumexp", x.dtype)
+    floating_only("logcumsumexp", x.dtype)
     if x.ndim == 0:
         return x.clone()
     d = _dim(dim, x.ndim)

@@ -19,7 +19,7 @@ from minigrad import dtypes
 from minigrad import random as _random
 from minigrad.autograd.function import Function
 from minigrad.creation import multinomial
-from minigrad.functions.errors import no_kernel
+from minigrad.functions.errors import floating_only, no_kernel
 from minigrad.random import DEFAULT_GENERATOR as default_generator
 from minigrad.random import initial_seed, seed
 from minigrad.tensor import Tensor, _size_args, as_tensor
@@ -130,8 +130,7 @@ def normal(
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
         shape = _size_args(tuple(size) if isinstance(size, (tuple, list)) else (size,))
         dtype = dtypes.or_default_float(dtype)
-        if dtype.kind != "f":
-            raise no_kernel("normal", dtype)
+        floating_only("normal", dtype)
         data = gen.normal(mean, std, shape).astype(dtype)
         return _finish(data, requires_grad, device, "normal")
     if size is not None:

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from minigrad import dtypes
-from minigrad.functions.errors import ShapeError, no_kernel
+from minigrad.functions.errors import ShapeError, floating_only
 from minigrad.nn.functional.activation_composite import softplus
 from minigrad.nn.functional.distance import cosine_similarity, pairwise_distance
 from minigrad.nn.functional.loss import REDUCTIONS, check_reduction, reduce_loss
@@ -57,8 +57,7 @@ def _floating_pair(kernel: str, input, target) -> tuple[Tensor, Tensor]:
     """``_pair`` for the losses PyTorch computes on floating tensors only."""
     x, y = _pair(f"{kernel}_loss", input, target)
     common = dtypes.result_type(x.dtype, x.ndim, y.dtype, y.ndim)
-    if common.kind != "f":
-        raise no_kernel(kernel, common)
+    floating_only(kernel, common)
     return x, y
 
 
@@ -145,8 +144,7 @@ def gaussian_nll_loss(
     samples: ``(1, D)`` for an ``(N, D)`` input)."""
     check_reduction("gaussian_nll_loss", reduction)
     x, y = as_tensor(input), as_tensor(target)
-    if x.dtype.kind != "f":
-        raise no_kernel("gaussian_nll_loss", x.dtype)
+    floating_only("gaussian_nll_loss", x.dtype)
     v = as_tensor(var)
     if v.shape != x.shape:
         if x.shape[:-1] == v.shape:
@@ -337,8 +335,7 @@ def multi_margin_loss(
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     x = as_tensor(input)
-    if x.dtype.kind != "f":
-        raise no_kernel("multi_margin_loss", x.dtype)
+    floating_only("multi_margin_loss", x.dtype)
     scores = _class_scores("multi_margin_loss", x)
     n, c = scores.shape
     if weight is not None:
@@ -380,8 +377,7 @@ def multilabel_margin_loss(
     Shape: ``(N, C)`` scores and ``(N, C)`` integer targets -> ``(N,)``."""
     check_reduction("multilabel_margin_loss", reduction, size_average, reduce)
     x = as_tensor(input)
-    if x.dtype.kind != "f":
-        raise no_kernel("multilabel_margin_loss", x.dtype)
+    floating_only("multilabel_margin_loss", x.dtype)
     scores = _class_scores("multilabel_margin_loss", x)
     t = as_tensor(target).numpy()
     if t.shape != tuple(x.shape) and t.size != scores.numel():
